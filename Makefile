@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0
+# flamestat: builds the module (kmod/flamestat.ko) and the tool
+# (user/flamestat), installs them, and runs the tests. `make help` lists
+# the targets.
+
+VERSION := $(shell cat VERSION)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+# The kernel build tree: KDIR if given, else /lib/modules/$(KVER)/build with
+# KVER defaulting to the running kernel. When the running kernel has no build
+# tree (a container, a custom host kernel), fall back to the installed Debian
+# headers and say so.
+ifeq ($(origin KDIR),undefined)
+  ifeq ($(origin KVER),undefined)
+    KVER := $(shell uname -r)
+    ifeq ($(wildcard /lib/modules/$(KVER)/build/Makefile),)
+      KVER_RUNNING := $(KVER)
+      KVER := $(shell scripts/kernel-headers.sh)
+      ifneq ($(KVER),)
+        $(info flamestat: no build tree for the running kernel $(KVER_RUNNING); using the installed headers for $(KVER))
+      endif
+    endif
+  endif
+  KDIR := /lib/modules/$(KVER)/build
+else
+  KVER ?= $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+endif
+export KDIR KVER
+
+# Warnings are errors for us, so build the module at W=1 by default.
+W ?= 1
+
+.PHONY: all module tool install install-module install-tool check demo bench \
+	bench-overhead torture check-deb deb deps clean help
+
+all: module tool
+
+module:
+	@test -f $(KDIR)/Makefile || { echo "flamestat: no kernel build tree at '$(KDIR)': install linux-headers-\$$(uname -r), or pass KDIR=... or KVER=..." >&2; exit 1; }
+	@echo "flamestat: building the module against $(KDIR)"
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) FLAMESTAT_VERSION=$(VERSION) modules
+
+tool:
+	$(MAKE) -C user VERSION=$(VERSION)
+
+install: install-tool install-module
+
+install-tool: tool
+	$(MAKE) -C user install VERSION=$(VERSION) DESTDIR=$(DESTDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR)
+
+# INSTALL_MOD_PATH makes the kernel's modules_install DESTDIR-aware.
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+# Installs what the build and the tests need (Debian, as root); a no-op
+# when everything is there.
+deps:
+	scripts/install-deps.sh
+
+# Every test: unit, golden, module build, guest. Ends with
+# "N passed, N failed[, N skipped]".
+check: deps
+	$(MAKE) all
+	tests/run
+
+# End to end: build, boot a throwaway guest, load the module, profile a
+# workload, leave flamestat-demo.svg and flamestat-demo.folded here.
+demo: deps
+	$(MAKE) all
+	tests/vm/demo.sh
+
+bench: deps
+	$(MAKE) all
+	bench/run.sh
+
+bench-overhead: deps
+	$(MAKE) all
+	bench/overhead.sh
+
+torture: deps
+	$(MAKE) all
+	tests/run --torture
+
+deb: deps
+	scripts/build-deb.sh
+
+check-deb: deps
+	tests/deb/run.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(MAKE) -C user clean
+	rm -rf tests/build
+
+help:
+	@echo "make              build kmod/flamestat.ko and user/flamestat"
+	@echo "make module|tool  build one of them (KDIR=/path or KVER=release selects headers)"
+	@echo "make install      install the tool, man pages and module (DESTDIR, PREFIX honoured)"
+	@echo "make check        install test dependencies, build, run every test"
+	@echo "make demo         profile a workload in a throwaway QEMU guest, write an SVG here"
+	@echo "make bench        renderer and symbolizer benchmarks"
+	@echo "make bench-overhead  profiler overhead and accuracy vs perf, bpftrace, bcc"
+	@echo "make torture      the long reliability suite in guests"
+	@echo "make deb          build the flamestat and flamestat-dkms packages"
+	@echo "make check-deb    install the packages in a Debian guest and test them"

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The ABI between the flamestat module (/dev/flamestat) and its tools:
+ * ioctl numbers, the configuration and statistics structures, and the
+ * binary snapshot format. Shared verbatim by kmod/, user/ and tests/.
+ *
+ * Rules: only fixed-width fields, explicit padding, every reserved field
+ * and every undefined flag bit must be zero (the module returns -EINVAL
+ * otherwise), and FLAMESTAT_ABI_VERSION changes whenever a layout does.
+ */
+#ifndef _UAPI_FLAMESTAT_H
+#define _UAPI_FLAMESTAT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define FLAMESTAT_ABI_VERSION	1
+#define FLAMESTAT_DEVICE	"/dev/flamestat"
+
+/* Limits the module enforces on struct flamestat_config. */
+#define FLAMESTAT_MIN_FREQ		1
+#define FLAMESTAT_MAX_FREQ		20000
+#define FLAMESTAT_DEFAULT_FREQ		997
+#define FLAMESTAT_MAX_KERNEL_DEPTH	512
+#define FLAMESTAT_MAX_USER_DEPTH	1024
+#define FLAMESTAT_DEFAULT_DEPTH		127
+#define FLAMESTAT_MAX_PIDS		16
+#define FLAMESTAT_MAX_CPUS		1024
+#define FLAMESTAT_CPUMASK_WORDS		(FLAMESTAT_MAX_CPUS / 64)
+#define FLAMESTAT_COMM_LEN		16
+#define FLAMESTAT_BUILD_ID_SIZE		20
+
+/* struct flamestat_config.flags */
+#define FLAMESTAT_CFG_KERNEL	(1U << 0) /* record kernel stacks */
+#define FLAMESTAT_CFG_USER	(1U << 1) /* record user stacks */
+#define FLAMESTAT_CFG_IDLE	(1U << 2) /* record idle samples too */
+#define FLAMESTAT_CFG_PERCPU	(1U << 3) /* keep the CPU in the stack key */
+#define FLAMESTAT_CFG_CPUMASK	(1U << 4) /* sample only the CPUs in cpus[] */
+#define FLAMESTAT_CFG_PID_TREE	(1U << 5) /* pids[] also match descendants */
+#define FLAMESTAT_CFG_ALL	((1U << 6) - 1)
+
+/*
+ * What to sample. Only one configuration exists (the module's); it can be
+ * changed while sampling, which restarts the timers with the new settings.
+ */
+struct flamestat_config {
+	__u32 flags;		/* FLAMESTAT_CFG_*; KERNEL or USER required */
+	__u32 freq_hz;		/* per CPU, FLAMESTAT_MIN_FREQ..MAX_FREQ */
+	__u16 kernel_depth;	/* frames, 1..FLAMESTAT_MAX_KERNEL_DEPTH */
+	__u16 user_depth;	/* frames, 1..FLAMESTAT_MAX_USER_DEPTH */
+	__u32 nr_pids;		/* 0: every task; else pids[0..nr_pids) */
+	__u32 pids[FLAMESTAT_MAX_PIDS]; /* process ids (tgids), caller's pid ns */
+	__u64 cpus[FLAMESTAT_CPUMASK_WORDS]; /* with CFG_CPUMASK: bit n = CPU n */
+	__u64 reserved[4];	/* must be zero */
+};
+
+/* Why a timer firing did not end up counted in a stack. */
+enum flamestat_drop {
+	FLAMESTAT_DROP_IDLE,		/* CPU idle and CFG_IDLE not set */
+	FLAMESTAT_DROP_FILTERED,	/* task not in pids[] */
+	FLAMESTAT_DROP_MODE,		/* nothing to record in this mode: user
+					 * code with KERNEL only, a kernel thread
+					 * with USER only or under lockdown */
+	FLAMESTAT_DROP_NO_REGS,		/* no interrupted register state */
+	FLAMESTAT_DROP_CPU_TABLE_FULL,	/* the CPU's table had no room */
+	FLAMESTAT_DROP_TABLE_FULL,	/* the merged table had no room */
+	FLAMESTAT_NR_DROPS,
+	FLAMESTAT_MAX_DROPS = 12	/* room in struct flamestat_stats */
+};
+
+/* Per-sample cost histogram: bucket i counts samples costing < 2^(i+6) ns. */
+#define FLAMESTAT_COST_BUCKETS	16
+
+/* struct flamestat_stats.state */
+#define FLAMESTAT_STATE_RUNNING		(1U << 0)
+#define FLAMESTAT_STATE_LOCKDOWN	(1U << 1) /* kernel stacks withheld */
+#define FLAMESTAT_STATE_CLAIMED		(1U << 2) /* a tool holds control */
+
+/*
+ * Counters since the last reset. Exact: samples == recorded + sum(dropped).
+ * Reading them folds every CPU's pending samples in first.
+ */
+struct flamestat_stats {
+	__u64 samples;		/* timer firings while running */
+	__u64 recorded;		/* samples counted in a stack */
+	__u64 dropped[FLAMESTAT_MAX_DROPS]; /* by enum flamestat_drop */
+	__u64 overruns;		/* periods skipped because a timer ran late */
+	/* Samples that were recorded but are marked (not drops): */
+	__u64 kernel_truncated;	/* kernel stack cut at kernel_depth */
+	__u64 user_truncated;	/* user stack cut at user_depth */
+	__u64 user_fault;	/* user walk ended on an unreadable frame */
+	__u64 user_compat;	/* 32-bit task, walked with 4-byte frames */
+	__u64 idle_irq;		/* irq/softirq work done on an idle CPU */
+	__u64 unmapped_procs;	/* samples of processes with no map record */
+	/* Tables. */
+	__u64 stacks;		/* unique stacks in the merged table */
+	__u64 procs;		/* address spaces with a map record */
+	__u64 procs_max;
+	__u64 mem_used;		/* bytes used of the preallocated memory */
+	__u64 mem_total;	/* bytes preallocated */
+	/* The sampler's own cost, in the timer callback. */
+	__u64 cost_ns;		/* total */
+	__u64 cost_max_ns;
+	__u64 cost_hist[FLAMESTAT_COST_BUCKETS];
+	/* Time. */
+	__u64 running_ns;	/* time spent running since the last reset */
+	__u32 state;		/* FLAMESTAT_STATE_* */
+	__u32 nr_cpus;		/* CPUs with a running timer */
+	__u64 reserved[6];
+};
+
+/* FLAMESTAT_IOC_VERSION: what this module is and offers. */
+struct flamestat_version {
+	__u32 abi_version;	/* FLAMESTAT_ABI_VERSION of the module */
+	__u32 nr_cpu_ids;
+	char module_version[32];
+	__u64 reserved[4];
+};
+
+/* struct flamestat_snapshot.flags */
+#define FLAMESTAT_SNAP_CLEAR	(1U << 0) /* empty the table once copied */
+#define FLAMESTAT_SNAP_ALL	FLAMESTAT_SNAP_CLEAR
+
+/*
+ * FLAMESTAT_IOC_SNAPSHOT: fold every CPU's samples in and serialise the
+ * table into a buffer kept with the open file; size says how big it is.
+ * FLAMESTAT_IOC_READ then copies it out, in one or several pieces.
+ */
+struct flamestat_snapshot {
+	__u32 flags;		/* in: FLAMESTAT_SNAP_* */
+	__u32 reserved;		/* must be zero */
+	__u64 size;		/* out: bytes in the snapshot */
+};
+
+struct flamestat_read {
+	__u64 buf;		/* user pointer */
+	__u64 offset;		/* into the snapshot */
+	__u64 len;		/* bytes wanted */
+	__u64 copied;		/* out: bytes copied (0 at the end) */
+};
+
+#define FLAMESTAT_IOC_MAGIC	0xF1
+#define FLAMESTAT_IOC_VERSION	_IOR(FLAMESTAT_IOC_MAGIC, 0, struct flamestat_version)
+#define FLAMESTAT_IOC_GET_CONFIG _IOR(FLAMESTAT_IOC_MAGIC, 1, struct flamestat_config)
+#define FLAMESTAT_IOC_SET_CONFIG _IOW(FLAMESTAT_IOC_MAGIC, 2, struct flamestat_config)
+#define FLAMESTAT_IOC_START	_IO(FLAMESTAT_IOC_MAGIC, 3)
+#define FLAMESTAT_IOC_STOP	_IO(FLAMESTAT_IOC_MAGIC, 4)
+#define FLAMESTAT_IOC_RESET	_IO(FLAMESTAT_IOC_MAGIC, 5)
+#define FLAMESTAT_IOC_GET_STATS	_IOR(FLAMESTAT_IOC_MAGIC, 6, struct flamestat_stats)
+#define FLAMESTAT_IOC_SNAPSHOT	_IOWR(FLAMESTAT_IOC_MAGIC, 7, struct flamestat_snapshot)
+#define FLAMESTAT_IOC_READ	_IOWR(FLAMESTAT_IOC_MAGIC, 8, struct flamestat_read)
+/* Exclusive control: others get -EBUSY for configure/start/stop/reset. */
+#define FLAMESTAT_IOC_CLAIM	_IO(FLAMESTAT_IOC_MAGIC, 9)
+#define FLAMESTAT_IOC_UNCLAIM	_IO(FLAMESTAT_IOC_MAGIC, 10)
+
+/*
+ * Binary snapshot: a header, then records. Every record starts with
+ * struct flamestat_rec and is padded to a multiple of 8 bytes; readers skip
+ * record types they do not know. Records that others refer to (FILE, PROC,
+ * MAP, KSYM) come before the STACK records that use them.
+ */
+#define FLAMESTAT_SNAP_MAGIC	0x504e5346 /* "FSNP" little endian */
+
+/* struct flamestat_snap_header.flags */
+#define FLAMESTAT_SNAPF_KADDR_HIDDEN (1U << 0) /* kernel frames are KSYM ids */
+#define FLAMESTAT_SNAPF_LOCKDOWN    (1U << 1) /* kernel stacks withheld */
+
+struct flamestat_snap_header {
+	__u32 magic;		/* FLAMESTAT_SNAP_MAGIC */
+	__u16 abi_version;	/* FLAMESTAT_ABI_VERSION */
+	__u16 header_size;	/* sizeof(struct flamestat_snap_header) */
+	__u64 total_size;	/* header + records, bytes */
+	__u32 flags;		/* FLAMESTAT_SNAPF_* */
+	__u32 nr_records;
+	__u64 boottime_ns;	/* CLOCK_BOOTTIME when taken */
+	struct flamestat_config config;
+	struct flamestat_stats stats;
+};
+
+enum flamestat_rec_type {
+	FLAMESTAT_REC_FILE = 1,	/* a mapped file: path and build-id */
+	FLAMESTAT_REC_PROC = 2,	/* an address space (process) */
+	FLAMESTAT_REC_MAP = 3,	/* an executable mapping of a PROC */
+	FLAMESTAT_REC_KSYM = 4,	/* name of a kernel frame value */
+	FLAMESTAT_REC_STACK = 5, /* a unique stack and its count */
+};
+
+struct flamestat_rec {
+	__u16 type;		/* enum flamestat_rec_type */
+	__u16 reserved;
+	__u32 size;		/* bytes, this header included, multiple of 8 */
+};
+
+struct flamestat_rec_file {
+	struct flamestat_rec hdr;
+	__u32 file_id;		/* > 0, unique in this snapshot */
+	__u32 build_id_size;	/* 0: no build-id note found */
+	__u8 build_id[FLAMESTAT_BUILD_ID_SIZE];
+	__u32 path_len;		/* strlen(path) */
+	__u64 dev;		/* st_dev, new_encode_dev() form */
+	__u64 ino;
+	char path[];		/* NUL-terminated, host (init) mount ns */
+};
+
+/* struct flamestat_rec_proc.flags */
+#define FLAMESTAT_PROCF_EXITED	(1U << 0) /* gone before the snapshot */
+#define FLAMESTAT_PROCF_COMPAT	(1U << 1) /* 32-bit task */
+#define FLAMESTAT_PROCF_NOMAPS	(1U << 2) /* maps could not be recorded */
+
+struct flamestat_rec_proc {
+	struct flamestat_rec hdr;
+	__u32 proc_id;		/* > 0, referred to by MAP and STACK */
+	__u32 tgid;		/* in the initial pid namespace */
+	__u32 ns_tgid;		/* as the process saw itself (perf-PID.map) */
+	__u32 flags;		/* FLAMESTAT_PROCF_* */
+	char comm[FLAMESTAT_COMM_LEN]; /* of the thread first seen */
+};
+
+/* struct flamestat_rec_map.flags */
+#define FLAMESTAT_MAPF_ANON	(1U << 0) /* no file: JIT or anonymous code */
+#define FLAMESTAT_MAPF_VDSO	(1U << 1)
+
+struct flamestat_rec_map {
+	struct flamestat_rec hdr;
+	__u32 proc_id;
+	__u32 file_id;		/* 0 when ANON or VDSO */
+	__u64 start;		/* user virtual address range [start, end) */
+	__u64 end;
+	__u64 pgoff;		/* file offset of start, bytes */
+	__u32 flags;		/* FLAMESTAT_MAPF_* */
+	__u32 generation;	/* higher = seen later; newer wins on overlap */
+};
+
+struct flamestat_rec_ksym {
+	struct flamestat_rec hdr;
+	__u64 value;		/* frame value as it appears in STACK records */
+	__u32 offset;		/* of the address into the symbol */
+	__u32 name_len;
+	char name[];		/* "symbol" or "symbol [module]", NUL-terminated */
+};
+
+/* struct flamestat_rec_stack.flags */
+#define FLAMESTAT_STACKF_KERNEL_TRUNCATED (1U << 0)
+#define FLAMESTAT_STACKF_USER_TRUNCATED	  (1U << 1)
+#define FLAMESTAT_STACKF_USER_FAULT	  (1U << 2)
+#define FLAMESTAT_STACKF_COMPAT		  (1U << 3)
+#define FLAMESTAT_STACKF_IDLE		  (1U << 4) /* the CPU was idle */
+#define FLAMESTAT_STACKF_IDLE_IRQ	  (1U << 5) /* irq work on idle CPU */
+#define FLAMESTAT_STACKF_KERNEL_THREAD	  (1U << 6)
+#define FLAMESTAT_STACKF_USER_MODE	  (1U << 7) /* interrupted user code */
+
+#define FLAMESTAT_CPU_ANY	0xffffU	/* stack key without CFG_PERCPU */
+
+/*
+ * A unique stack. frames[] holds nr_kernel kernel frames, leaf first, then
+ * nr_user user frames, leaf first. frames[0] of each part is the
+ * interrupted instruction; the rest are return addresses.
+ */
+struct flamestat_rec_stack {
+	struct flamestat_rec hdr;
+	__u64 count;
+	__u32 proc_id;		/* 0: no map record (kernel thread, untracked) */
+	__u32 tgid;		/* initial pid namespace; 0 for idle */
+	__u16 cpu;		/* FLAMESTAT_CPU_ANY unless CFG_PERCPU */
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u16 reserved;
+	__u32 flags;		/* FLAMESTAT_STACKF_* */
+	char comm[FLAMESTAT_COMM_LEN];
+	__u32 pad;
+	__u64 frames[];
+};
+
+#endif /* _UAPI_FLAMESTAT_H */

@@ -1,0 +1,4 @@
+main.o: main.c ../kmod/uapi/flamestat.h commands.h util.h
+../kmod/uapi/flamestat.h:
+commands.h:
+util.h:

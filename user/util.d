@@ -1,0 +1,2 @@
+util.o: util.c util.h
+util.h:

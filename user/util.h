@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Error reporting, exit statuses and allocation helpers shared by the tool. */
+#ifndef FLAMESTAT_UTIL_H
+#define FLAMESTAT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses; documented in flamestat(1). Each failure cause has its own. */
+enum fs_exit {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,		/* runtime failure (I/O, bad input file, ...) */
+	EXIT_USAGE = 2,		/* bad option or argument, unknown command */
+	EXIT_PERM = 3,		/* not root / no permission on the device */
+	EXIT_NOMODULE = 4,	/* module missing or cannot be loaded */
+	EXIT_ABI = 5,		/* module speaks another ABI version */
+	EXIT_BUSY = 6,		/* another session controls the profiler */
+	EXIT_CHILD = 7,		/* the profiled command could not be started */
+	EXIT_INTERRUPTED = 130,	/* Ctrl-C; output was still written */
+};
+
+extern const char *fs_progname;	/* "flamestat" or "flamestat record", ... */
+
+/* "flamestat record: <message>" on stderr. */
+void fs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, with ": strerror(errno)" appended. */
+void fs_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that exits with a message on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+void sb_grow(struct strbuf *sb, size_t extra);
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_adds(struct strbuf *sb, const char *s);
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_reset(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+/*
+ * Strict number parsing for options: the whole string must be a number in
+ * [min, max]. Returns 0, or -1 with errno EINVAL/ERANGE.
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_double(const char *s, double *out);
+
+const char *path_basename(const char *path);
+int path_has_suffix(const char *path, const char *suffix);
+
+#endif
