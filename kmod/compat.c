@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Version-dependent kernel API that needs a function body (see compat.h). */
+#include <linux/hrtimer.h>
+
+#include "flamestat.h"
+
+/* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13. */
+void fs_hrtimer_setup(struct hrtimer *t,
+		      enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#ifdef FS_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+#else
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	t->function = fn;
+#endif
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Version-dependent kernel API in one place. The FS_HAVE_* macros come from
+ * conftest.sh, which compiles a probe of each API against the target
+ * headers.
+ */
+#ifndef FLAMESTAT_COMPAT_H
+#define FLAMESTAT_COMPAT_H
+
+#include <linux/mm.h>
+
+#ifdef FS_HAVE_FOR_EACH_VMA
+#define FS_VMA_ITER_DECLARE(name, mm)	VMA_ITERATOR(name, mm, 0)
+#define fs_for_each_vma(name, mm, vma)	for_each_vma(name, vma)
+#else
+#define FS_VMA_ITER_DECLARE(name, mm)	int name __maybe_unused = 0
+#define fs_for_each_vma(name, mm, vma)					\
+	for ((vma) = (mm)->mmap; (vma); (vma) = (vma)->vm_next)
+#endif
+
+#ifndef FS_HAVE_MMAP_LOCK
+#define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
+#define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)
+#endif
+
+#endif /* FLAMESTAT_COMPAT_H */

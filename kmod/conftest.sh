@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Build-time feature tests against the target kernel's headers, so that
+# backported and newer APIs are detected rather than guessed from version
+# numbers. Usage: conftest.sh "<kernel C compiler command>". Prints the
+# -DFS_HAVE_* flags of the features that compile. Used by kmod/Kbuild.
+cc="$1"
+
+try() {
+	name=$1
+	code=$2
+	if printf '%s\n' "$code" |
+	   $cc -Werror=implicit-function-declaration \
+	       -Werror=incompatible-pointer-types -Werror=int-conversion \
+	       -Wno-missing-prototypes -Wno-unused-function \
+	       -fsyntax-only -x c - >/dev/null 2>&1; then
+		printf ' -DFS_HAVE_%s' "$name"
+	fi
+}
+
+try HRTIMER_SETUP '#include <linux/hrtimer.h>
+static enum hrtimer_restart f(struct hrtimer *t) { return HRTIMER_NORESTART; }
+void t(struct hrtimer *h) { hrtimer_setup(h, f, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD); }'
+
+try FOR_EACH_VMA '#include <linux/mm.h>
+void t(struct mm_struct *mm) { struct vm_area_struct *vma; VMA_ITERATOR(vmi, mm, 0); for_each_vma(vmi, vma) ; }'
+
+try MMAP_LOCK '#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+void t(struct mm_struct *mm) { mmap_read_lock(mm); mmap_read_unlock(mm); }'
+
+try NOTIFY_CHANGE_IDMAP '#include <linux/fs.h>
+#include <linux/mnt_idmapping.h>
+int t(struct dentry *d, struct iattr *a) { return notify_change(&nop_mnt_idmap, d, a, NULL); }'
+
+try NOTIFY_CHANGE_USERNS '#include <linux/fs.h>
+#include <linux/user_namespace.h>
+int t(struct dentry *d, struct iattr *a) { return notify_change(&init_user_ns, d, a, NULL); }'
+
+try PERFMON_CAPABLE '#include <linux/capability.h>
+bool t(void) { return perfmon_capable(); }'
+
+try VM_FLAGS_CONST '#include <linux/mm.h>
+void t(struct vm_area_struct *v) { vm_flags_set(v, 0); }'
+echo

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/flamestat: folded text for cat, text commands (start, stop, reset,
+ * freq=N) for echo, and the versioned ioctl ABI of uapi/flamestat.h for the
+ * tool. Also /sys/class/misc/flamestat/stats for cat users.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "flamestat.h"
+
+extern int fs_gid;
+
+/*
+ * Per-open state. Life: open -> (CLAIM) -> configure/start/stop by ioctl or
+ * text writes -> read: text (a copy is taken at the first read and again
+ * after a seek to 0) or binary (SNAPSHOT builds it, READ copies it out) ->
+ * close (drops the claim and both copies).
+ */
+struct fs_open {
+	struct fs_text text;	/* seq_file's m->lock */
+	struct mutex lock;	/* snap, snap_size */
+	void *snap;
+	size_t snap_size;
+	bool kaddr_ok;		/* decided at open, like /proc/kallsyms */
+};
+
+/*
+ * May the opener see raw kernel addresses? As for /proc/kallsyms: %pK
+ * prints zeros when kptr_restrict forbids it (and is hashed when
+ * kptr_restrict is 0, where CAP_SYSLOG decides), never under lockdown.
+ */
+static bool fs_kaddr_visible(void)
+{
+	char pk[24], px[24];
+
+	if (fs_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
+		return false;
+	snprintf(pk, sizeof(pk), "%pK", &fs);
+	snprintf(px, sizeof(px), "%px", &fs);
+	return strspn(pk, "0") != strlen(pk);
+}
+
+static bool fs_may_open(void)
+{
+#ifdef FS_HAVE_PERFMON_CAPABLE
+	if (perfmon_capable())
+		return true;
+#else
+	if (capable(CAP_SYS_ADMIN))
+		return true;
+#endif
+	return fs_gid >= 0 &&
+	       in_group_p(make_kgid(current_user_ns(), fs_gid));
+}
+
+static int fs_open(struct inode *inode, struct file *file)
+{
+	struct fs_open *op;
+	int err;
+
+	if (!fs_may_open())
+		return -EPERM;
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	mutex_init(&op->lock);
+	op->kaddr_ok = fs_kaddr_visible();
+	op->text.kaddr_ok = op->kaddr_ok;
+	err = seq_open(file, &fs_text_seq_ops);
+	if (err) {
+		kfree(op);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = &op->text;
+	return 0;
+}
+
+static struct fs_open *fs_open_of(struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	return container_of((struct fs_text *)m->private, struct fs_open,
+			    text);
+}
+
+static int fs_release(struct inode *inode, struct file *file)
+{
+	struct fs_open *op = fs_open_of(file);
+
+	mutex_lock(&fs.ctl_lock);
+	if (fs.claim == file)
+		fs.claim = NULL;
+	mutex_unlock(&fs.ctl_lock);
+	if (op->text.have_copy)
+		fs_copy_release(&op->text.copy);
+	vfree(op->snap);
+	kfree(op);
+	return seq_release(inode, file);
+}
+
+/* A seek to 0 makes the next read take a fresh copy. */
+static loff_t fs_llseek(struct file *file, loff_t off, int whence)
+{
+	struct seq_file *m = file->private_data;
+	struct fs_open *op = fs_open_of(file);
+	loff_t ret = seq_lseek(file, off, whence);
+
+	if (ret == 0) {
+		mutex_lock(&m->lock);
+		if (op->text.have_copy) {
+			fs_copy_release(&op->text.copy);
+			op->text.have_copy = false;
+		}
+		mutex_unlock(&m->lock);
+	}
+	return ret;
+}
+
+/* ctl_lock held: may @file change the profiler's state? */
+static int fs_may_control(struct file *file)
+{
+	lockdep_assert_held(&fs.ctl_lock);
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (fs.claim && fs.claim != file)
+		return -EBUSY;
+	return 0;
+}
+
+enum fs_cmd_op { FS_CMD_START, FS_CMD_STOP, FS_CMD_RESET, FS_CMD_FREQ };
+
+struct fs_cmd {
+	enum fs_cmd_op op;
+	u32 arg;
+};
+
+#define FS_MAX_CMDS	8
+
+/* Parses "start", "stop", "reset", "freq=N", one per line. */
+static int fs_parse_cmds(char *buf, struct fs_cmd *cmds, int *nr)
+{
+	char *line;
+
+	*nr = 0;
+	while ((line = strsep(&buf, "\n"))) {
+		line = strim(line);
+		if (!*line)
+			continue;
+		if (*nr == FS_MAX_CMDS)
+			return -EINVAL;
+		if (!strcmp(line, "start")) {
+			cmds[*nr].op = FS_CMD_START;
+		} else if (!strcmp(line, "stop")) {
+			cmds[*nr].op = FS_CMD_STOP;
+		} else if (!strcmp(line, "reset")) {
+			cmds[*nr].op = FS_CMD_RESET;
+		} else if (!strncmp(line, "freq=", 5)) {
+			cmds[*nr].op = FS_CMD_FREQ;
+			if (kstrtou32(line + 5, 10, &cmds[*nr].arg) ||
+			    cmds[*nr].arg < FLAMESTAT_MIN_FREQ ||
+			    cmds[*nr].arg > FLAMESTAT_MAX_FREQ)
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+		(*nr)++;
+	}
+	return *nr ? 0 : -EINVAL;
+}
+
+/* Every command is checked before any is applied. */
+static ssize_t fs_write(struct file *file, const char __user *ubuf,
+			size_t len, loff_t *ppos)
+{
+	struct fs_cmd cmds[FS_MAX_CMDS];
+	char buf[128];
+	int nr, i, err;
+
+	if (!len)
+		return 0;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	err = fs_parse_cmds(buf, cmds, &nr);
+	if (err)
+		return err;
+
+	mutex_lock(&fs.ctl_lock);
+	err = fs_may_control(file);
+	for (i = 0; !err && i < nr; i++) {
+		switch (cmds[i].op) {
+		case FS_CMD_START:
+			err = fs_start();
+			break;
+		case FS_CMD_STOP:
+			fs_stop();
+			break;
+		case FS_CMD_RESET:
+			err = fs_reset();
+			break;
+		case FS_CMD_FREQ:
+			err = fs_set_freq(cmds[i].arg);
+			break;
+		}
+	}
+	mutex_unlock(&fs.ctl_lock);
+	return err ?: len;
+}
+
+static long fs_ioc_set_config(struct file *file, void __user *arg)
+{
+	struct flamestat_config *u;
+	struct fs_cfg *cfg;
+	long err;
+
+	u = kmalloc(sizeof(*u), GFP_KERNEL);
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!u || !cfg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(u, arg, sizeof(*u))) {
+		err = -EFAULT;
+		goto out;
+	}
+	err = fs_cfg_from_user(cfg, u);
+	if (err)
+		goto out;
+	mutex_lock(&fs.ctl_lock);
+	err = fs_may_control(file) ?: fs_set_config(cfg);
+	mutex_unlock(&fs.ctl_lock);
+out:
+	kfree(u);
+	kfree(cfg);
+	return err;
+}
+
+static long fs_ioc_get_config(void __user *arg)
+{
+	struct flamestat_config *u = kmalloc(sizeof(*u), GFP_KERNEL);
+	long err = 0;
+
+	if (!u)
+		return -ENOMEM;
+	mutex_lock(&fs.ctl_lock);
+	fs_cfg_to_user(&fs.cfg, u);
+	mutex_unlock(&fs.ctl_lock);
+	if (copy_to_user(arg, u, sizeof(*u)))
+		err = -EFAULT;
+	kfree(u);
+	return err;
+}
+
+static long fs_ioc_stats(void __user *arg)
+{
+	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	long err = 0;
+
+	if (!st)
+		return -ENOMEM;
+	fs_get_stats(st);
+	if (copy_to_user(arg, st, sizeof(*st)))
+		err = -EFAULT;
+	kfree(st);
+	return err;
+}
+
+static long fs_ioc_snapshot(struct file *file, void __user *arg)
+{
+	struct fs_open *op = fs_open_of(file);
+	struct flamestat_snapshot req;
+	struct fs_copy copy;
+	size_t size = 0;
+	void *buf = NULL;
+	long err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if ((req.flags & ~FLAMESTAT_SNAP_ALL) || req.reserved)
+		return -EINVAL;
+	if (req.flags & FLAMESTAT_SNAP_CLEAR) {
+		/* Clearing takes the samples away from everyone else. */
+		mutex_lock(&fs.ctl_lock);
+		err = fs_may_control(file);
+		mutex_unlock(&fs.ctl_lock);
+		if (err)
+			return err;
+	}
+	err = fs_copy_take(&copy, req.flags & FLAMESTAT_SNAP_CLEAR);
+	if (err)
+		return err;
+	err = fs_snapshot_build(&copy, op->kaddr_ok, &buf, &size);
+	fs_copy_release(&copy);
+	if (err)
+		return err;
+
+	mutex_lock(&op->lock);
+	vfree(op->snap);
+	op->snap = buf;
+	op->snap_size = size;
+	mutex_unlock(&op->lock);
+	req.size = size;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long fs_ioc_read(struct file *file, void __user *arg)
+{
+	struct fs_open *op = fs_open_of(file);
+	struct flamestat_read rd;
+	long err = 0;
+	u64 n;
+
+	if (copy_from_user(&rd, arg, sizeof(rd)))
+		return -EFAULT;
+	mutex_lock(&op->lock);
+	if (!op->snap) {
+		err = -ENODATA;
+		goto out;
+	}
+	if (rd.offset > op->snap_size) {
+		err = -EINVAL;
+		goto out;
+	}
+	n = min_t(u64, rd.len, op->snap_size - rd.offset);
+	if (n && copy_to_user(u64_to_user_ptr(rd.buf),
+			      (u8 *)op->snap + rd.offset, n)) {
+		err = -EFAULT;
+		goto out;
+	}
+	rd.copied = n;
+	if (copy_to_user(arg, &rd, sizeof(rd)))
+		err = -EFAULT;
+out:
+	mutex_unlock(&op->lock);
+	return err;
+}
+
+static long fs_ioc_version(void __user *arg)
+{
+	struct flamestat_version v = {
+		.abi_version = FLAMESTAT_ABI_VERSION,
+		.nr_cpu_ids = nr_cpu_ids,
+	};
+
+	strscpy(v.module_version, FS_VERSION, sizeof(v.module_version));
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long fs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	long err;
+
+	switch (cmd) {
+	case FLAMESTAT_IOC_VERSION:
+		return fs_ioc_version(uarg);
+	case FLAMESTAT_IOC_GET_CONFIG:
+		return fs_ioc_get_config(uarg);
+	case FLAMESTAT_IOC_SET_CONFIG:
+		return fs_ioc_set_config(file, uarg);
+	case FLAMESTAT_IOC_GET_STATS:
+		return fs_ioc_stats(uarg);
+	case FLAMESTAT_IOC_SNAPSHOT:
+		return fs_ioc_snapshot(file, uarg);
+	case FLAMESTAT_IOC_READ:
+		return fs_ioc_read(file, uarg);
+	case FLAMESTAT_IOC_START:
+	case FLAMESTAT_IOC_STOP:
+	case FLAMESTAT_IOC_RESET:
+	case FLAMESTAT_IOC_CLAIM:
+	case FLAMESTAT_IOC_UNCLAIM:
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	mutex_lock(&fs.ctl_lock);
+	err = fs_may_control(file);
+	if (err)
+		goto out;
+	switch (cmd) {
+	case FLAMESTAT_IOC_START:
+		err = fs_start();
+		break;
+	case FLAMESTAT_IOC_STOP:
+		fs_stop();
+		break;
+	case FLAMESTAT_IOC_RESET:
+		err = fs_reset();
+		break;
+	case FLAMESTAT_IOC_CLAIM:
+		fs.claim = file;
+		break;
+	case FLAMESTAT_IOC_UNCLAIM:
+		if (fs.claim != file)
+			err = -EINVAL;
+		else
+			fs.claim = NULL;
+		break;
+	}
+out:
+	mutex_unlock(&fs.ctl_lock);
+	return err;
+}
+
+static const struct file_operations fs_fops = {
+	.owner = THIS_MODULE,
+	.open = fs_open,
+	.release = fs_release,
+	.read = seq_read,
+	.llseek = fs_llseek,
+	.write = fs_write,
+	.unlocked_ioctl = fs_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* /sys/class/misc/flamestat/stats: the counters, "name value" per line. */
+static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	static const char * const drop_names[FLAMESTAT_NR_DROPS] = {
+		"idle", "filtered", "mode", "no_regs", "cpu_table_full",
+		"table_full",
+	};
+	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	int i, n;
+
+	if (!st)
+		return -ENOMEM;
+	fs_get_stats(st);
+	n = sysfs_emit(buf,
+		       "running %u\nsamples %llu\nrecorded %llu\n",
+		       !!(st->state & FLAMESTAT_STATE_RUNNING), st->samples,
+		       st->recorded);
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		n += sysfs_emit_at(buf, n, "dropped_%s %llu\n", drop_names[i],
+				   st->dropped[i]);
+	n += sysfs_emit_at(buf, n,
+			   "overruns %llu\nkernel_truncated %llu\nuser_truncated %llu\nuser_fault %llu\nuser_compat %llu\nidle_irq %llu\nunmapped_procs %llu\nstacks %llu\nprocs %llu\nmem_used %llu\nmem_total %llu\ncost_ns %llu\ncost_max_ns %llu\nrunning_ns %llu\ncpus %u\nlockdown %u\n",
+			   st->overruns, st->kernel_truncated,
+			   st->user_truncated, st->user_fault, st->user_compat,
+			   st->idle_irq, st->unmapped_procs, st->stacks,
+			   st->procs, st->mem_used, st->mem_total, st->cost_ns,
+			   st->cost_max_ns, st->running_ns, st->nr_cpus,
+			   !!(st->state & FLAMESTAT_STATE_LOCKDOWN));
+	kfree(st);
+	return n;
+}
+static DEVICE_ATTR(stats, 0400, stats_show, NULL);
+
+static struct attribute *fs_attrs[] = {
+	&dev_attr_stats.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(fs);
+
+static struct miscdevice fs_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "flamestat",
+	.fops = &fs_fops,
+	.groups = fs_groups,
+	.mode = 0600,
+};
+
+/*
+ * With group=GID the node becomes root:GID 0660. devtmpfs creates it
+ * root:root, and no miscdevice field names a group, so set it on the node
+ * the way chown(2) would. Process context (module init).
+ */
+static void fs_device_set_group(void)
+{
+	struct iattr attr = {
+		.ia_valid = ATTR_GID | ATTR_MODE,
+		.ia_gid = make_kgid(&init_user_ns, fs_gid),
+		.ia_mode = S_IFCHR | 0660,
+	};
+	struct path path;
+	struct inode *inode;
+	int err;
+
+	if (!gid_valid(attr.ia_gid)) {
+		pr_warn("group=%d is not a valid gid; /dev/flamestat stays root-only\n",
+			fs_gid);
+		return;
+	}
+	err = kern_path(FLAMESTAT_DEVICE, 0, &path);
+	if (err) {
+		pr_warn("group=%d: %s not found (%d); set its group by hand or with a udev rule\n",
+			fs_gid, FLAMESTAT_DEVICE, err);
+		return;
+	}
+	inode = d_inode(path.dentry);
+	if (!S_ISCHR(inode->i_mode) || inode->i_rdev != fs_misc.this_device->devt) {
+		pr_warn("%s is not this device; group not set\n",
+			FLAMESTAT_DEVICE);
+		goto out;
+	}
+	err = mnt_want_write(path.mnt);
+	if (err)
+		goto out_warn;
+	inode_lock(inode);
+#if defined(FS_HAVE_NOTIFY_CHANGE_IDMAP)
+	err = notify_change(&nop_mnt_idmap, path.dentry, &attr, NULL);
+#elif defined(FS_HAVE_NOTIFY_CHANGE_USERNS)
+	err = notify_change(&init_user_ns, path.dentry, &attr, NULL);
+#else
+	err = notify_change(path.dentry, &attr, NULL);
+#endif
+	inode_unlock(inode);
+	mnt_drop_write(path.mnt);
+out_warn:
+	if (err)
+		pr_warn("group=%d: could not change %s (%d)\n", fs_gid,
+			FLAMESTAT_DEVICE, err);
+out:
+	path_put(&path);
+}
+
+int fs_device_register(void)
+{
+	int err;
+
+	if (fs_gid >= 0)
+		fs_misc.mode = 0660;
+	err = misc_register(&fs_misc);
+	if (err)
+		return err;
+	if (fs_gid >= 0)
+		fs_device_set_group();
+	return 0;
+}
+
+void fs_device_unregister(void)
+{
+	misc_deregister(&fs_misc);
+}

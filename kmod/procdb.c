@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process database: every address space the sampler walked a user
+ * stack in, with the executable mappings it had, so that user frames can be
+ * turned into (file, offset) even after the process has exited.
+ *
+ * The hard-irq side only looks an mm up in a lock-free index or claims a
+ * slot for it with cmpxchg, pins it (mmget_not_zero, mmgrab: atomics) and
+ * queues the scan worker. Everything that sleeps -- mmap_read_lock, d_path,
+ * reading build-ids, mmput, mmdrop -- happens in process context under
+ * db->lock. Slots are never reused before the whole database is dropped
+ * (at reset or unload), which keeps proc ids stable for readers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dcache.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/kdev_t.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "flamestat.h"
+
+#define FS_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
+#define FS_FILES_HASH_BITS	10
+#define FS_MAX_EXEC_MAPS	4096	/* per address space and scan */
+#define FS_RESCAN_INTERVAL	HZ	/* live processes: maps re-read after */
+
+/* What one scan saw of one executable mapping. */
+struct fs_scan_ent {
+	u64 start;
+	u64 end;
+	u64 pgoff;
+	struct file *file;
+	u32 file_id;
+	u16 flags;
+};
+
+static void fs_procdb_scan_work(struct work_struct *work);
+
+struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
+{
+	struct fs_procdb *db;
+	u32 i;
+
+	db = kzalloc(sizeof(*db), GFP_KERNEL);
+	if (!db)
+		return NULL;
+	kref_init(&db->ref);
+	mutex_init(&db->lock);
+	INIT_WORK(&db->scan_work, fs_procdb_scan_work);
+	db->max_procs = max_procs;
+	db->index_size = roundup_pow_of_two(2 * max_procs);
+	db->max_files = max_t(u32, max_procs, 1024);
+	db->mem_max = mem_max;
+	db->procs = vzalloc(array_size(max_procs, sizeof(*db->procs)));
+	db->index = vzalloc(array_size(db->index_size, sizeof(u32)));
+	db->files = vzalloc(array_size(db->max_files, sizeof(*db->files)));
+	db->files_hash = kcalloc(1U << FS_FILES_HASH_BITS,
+				 sizeof(*db->files_hash), GFP_KERNEL);
+	if (!db->procs || !db->index || !db->files || !db->files_hash) {
+		vfree(db->procs);
+		vfree(db->index);
+		vfree(db->files);
+		kfree(db->files_hash);
+		kfree(db);
+		return NULL;
+	}
+	for (i = 0; i < (1U << FS_FILES_HASH_BITS); i++)
+		INIT_HLIST_HEAD(&db->files_hash[i]);
+	return db;
+}
+
+size_t fs_procdb_bytes(const struct fs_procdb *db)
+{
+	return sizeof(*db) + db->max_procs * sizeof(*db->procs) +
+	       db->index_size * sizeof(u32) +
+	       db->max_files * sizeof(*db->files) +
+	       (sizeof(struct hlist_head) << FS_FILES_HASH_BITS);
+}
+
+void fs_procdb_get(struct fs_procdb *db)
+{
+	kref_get(&db->ref);
+}
+
+/* Process context: no sampler and no reader uses @db any more. */
+static void fs_procdb_release(struct kref *ref)
+{
+	struct fs_procdb *db = container_of(ref, struct fs_procdb, ref);
+	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+
+	cancel_work_sync(&db->scan_work);
+	for (i = 0; i < n; i++) {
+		struct fs_proc *p = &db->procs[i];
+
+		if (p->mm) {
+			if (test_bit(FS_PROC_PINNED, &p->bits))
+				mmput(p->mm);
+			mmdrop(p->mm);
+		}
+		kfree(rcu_dereference_protected(p->maps, 1));
+	}
+	for (i = 0; i < db->nr_files; i++)
+		kfree(db->files[i]);
+	vfree(db->procs);
+	vfree(db->index);
+	vfree(db->files);
+	kfree(db->files_hash);
+	kfree(db);
+}
+
+void fs_procdb_put(struct fs_procdb *db)
+{
+	if (db)
+		kref_put(&db->ref, fs_procdb_release);
+}
+
+/* Hard-irq safe: the id of the live slot for @mm, or 0. */
+static u32 fs_index_find(struct fs_procdb *db, struct mm_struct *mm)
+{
+	u32 mask = db->index_size - 1;
+	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id;
+
+	for (i = 0; i < db->index_size; i++, pos = (pos + 1) & mask) {
+		id = READ_ONCE(db->index[pos]);
+		if (!id)
+			return 0;
+		if (id != FS_IDX_TOMB && READ_ONCE(db->procs[id - 1].mm) == mm)
+			return id;
+	}
+	return 0;
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Claims a slot
+ * for @mm and publishes it in the index; when another CPU publishes the
+ * same mm first, its id is returned and our slot is abandoned.
+ */
+static u32 fs_proc_insert(struct fs_procdb *db, struct task_struct *task,
+			  struct mm_struct *mm, bool compat)
+{
+	u32 mask = db->index_size - 1;
+	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id, cur;
+	struct fs_proc *p;
+
+	if (atomic_read(&db->nr_procs) >= db->max_procs)
+		return 0;
+	id = atomic_inc_return(&db->nr_procs);
+	if (id > db->max_procs)
+		return 0;
+	p = &db->procs[id - 1];
+	p->id = id;
+	p->tgid = task->tgid;
+	p->ns_tgid = task_tgid_nr_ns(task, task_active_pid_ns(task));
+	memcpy(p->comm, task->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = '\0';
+	if (compat)
+		__set_bit(FS_PROC_COMPAT, &p->bits);
+	WRITE_ONCE(p->mm, mm);
+
+	for (i = 0; i < db->index_size; i++, pos = (pos + 1) & mask) {
+		cur = READ_ONCE(db->index[pos]);
+		/* cmpxchg orders the slot's fields before its publication. */
+		if (!cur) {
+			cur = cmpxchg(&db->index[pos], 0, id);
+			if (!cur)
+				goto published;
+		}
+		if (cur != FS_IDX_TOMB &&
+		    READ_ONCE(db->procs[cur - 1].mm) == mm) {
+			WRITE_ONCE(p->mm, NULL);
+			set_bit(FS_PROC_DEAD, &p->bits);
+			return cur;
+		}
+	}
+	WRITE_ONCE(p->mm, NULL);
+	set_bit(FS_PROC_DEAD, &p->bits);
+	return 0;
+
+published:
+	p->idx_pos = pos;
+	mmgrab(mm);
+	/* Keeps the mappings alive until the worker has read them. */
+	if (mmget_not_zero(mm))
+		__set_bit(FS_PROC_PINNED, &p->bits);
+	__set_bit(FS_PROC_SCAN, &p->bits);
+	smp_mb__before_atomic();
+	set_bit(FS_PROC_READY, &p->bits);
+	queue_work(system_unbound_wq, &db->scan_work);
+	return id;
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
+ * proc id of @task's address space, creating it on first sight; 0 when the
+ * table is full. The per-CPU cache is valid while db->gen is unchanged:
+ * retiring an index entry bumps it before the mm may be freed and reused.
+ */
+u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
+		     struct task_struct *task, bool compat)
+{
+	struct mm_struct *mm = task->mm;
+	unsigned long gen;
+	struct fs_proc *p;
+	u32 id;
+
+	if (!mm || !db)
+		return 0;
+	gen = READ_ONCE(db->gen);
+	if (c->cache_mm == mm && c->cache_db == db && c->cache_gen == gen) {
+		id = c->cache_id;
+	} else {
+		id = fs_index_find(db, mm);
+		if (!id)
+			id = fs_proc_insert(db, task, mm, compat);
+		c->cache_mm = mm;
+		c->cache_db = db;
+		c->cache_gen = gen;
+		c->cache_id = id;
+	}
+	if (id) {
+		p = &db->procs[id - 1];
+		if (READ_ONCE(p->last_seen) != jiffies)
+			WRITE_ONCE(p->last_seen, jiffies);
+	}
+	return id;
+}
+
+/* Any context: the mapping containing @addr, or NULL. */
+const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr)
+{
+	u32 lo = 0, hi;
+
+	if (!maps)
+		return NULL;
+	hi = maps->nr;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct fs_map *m = &maps->map[mid];
+
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+static bool fs_mem_charge(struct fs_procdb *db, long bytes)
+{
+	if (atomic_long_add_return(bytes, &db->mem_used) > db->mem_max) {
+		atomic_long_sub(bytes, &db->mem_used);
+		return false;
+	}
+	return true;
+}
+
+/* db->lock held: the file record for @file, created on first sight. */
+static u32 fs_file_intern(struct fs_procdb *db, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	u64 dev = new_encode_dev(inode->i_sb->s_dev), ino = inode->i_ino;
+	u32 h = hash_64(dev * 31 + ino, FS_FILES_HASH_BITS);
+	struct fs_file *f;
+	char *buf, *path;
+	size_t len;
+
+	lockdep_assert_held(&db->lock);
+	hlist_for_each_entry(f, &db->files_hash[h], node)
+		if (f->dev == dev && f->ino == ino)
+			return f->id;
+	if (db->nr_files >= db->max_files)
+		return 0;
+
+	buf = __getname();
+	if (!buf)
+		return 0;
+	path = d_path(&file->f_path, buf, PATH_MAX);
+	if (IS_ERR(path))
+		path = "[unknown]";
+	len = strlen(path);
+	if (!fs_mem_charge(db, sizeof(*f) + len + 1)) {
+		__putname(buf);
+		return 0;
+	}
+	f = kzalloc(sizeof(*f) + len + 1, GFP_KERNEL);
+	if (!f) {
+		atomic_long_sub(sizeof(*f) + len + 1, &db->mem_used);
+		__putname(buf);
+		return 0;
+	}
+	memcpy(f->path, path, len + 1);
+	__putname(buf);
+	f->dev = dev;
+	f->ino = ino;
+	if (fs_read_build_id(file, f->build_id, &f->build_id_size))
+		f->build_id_size = 0;
+	f->id = db->nr_files + 1;
+	db->files[db->nr_files] = f;
+	hlist_add_head(&f->node, &db->files_hash[h]);
+	/* Readers look files up by the ids published in maps, after this. */
+	smp_store_release(&db->nr_files, db->nr_files + 1);
+	return f->id;
+}
+
+static bool fs_overlaps(const struct fs_map *m, const struct fs_scan_ent *v,
+			u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (m->start < v[i].end && v[i].start < m->end)
+			return true;
+	return false;
+}
+
+/*
+ * db->lock held. Publishes the maps of @p: what this scan saw, plus the
+ * mappings of earlier scans that nothing now overlaps (code the process
+ * unmapped may still appear in samples taken before).
+ */
+static void fs_proc_publish(struct fs_procdb *db, struct fs_proc *p,
+			    struct fs_scan_ent *v, u32 n)
+{
+	struct fs_maps *old = rcu_dereference_protected(p->maps,
+					lockdep_is_held(&db->lock));
+	u32 keep = 0, i, j, k, nr;
+	struct fs_maps *new;
+	size_t bytes;
+
+	if (old)
+		for (i = 0; i < old->nr; i++)
+			keep += !fs_overlaps(&old->map[i], v, n);
+	nr = n + keep;
+	bytes = struct_size(new, map, nr);
+	if (!fs_mem_charge(db, bytes)) {
+		set_bit(FS_PROC_NOMAPS, &p->bits);
+		return;
+	}
+	new = kmalloc(bytes, GFP_KERNEL);
+	if (!new) {
+		atomic_long_sub(bytes, &db->mem_used);
+		set_bit(FS_PROC_NOMAPS, &p->bits);
+		return;
+	}
+	p->generation++;
+	/* Merge two lists sorted by start: v (new) and old's survivors. */
+	for (i = j = k = 0; k < nr; k++) {
+		while (old && j < old->nr && fs_overlaps(&old->map[j], v, n))
+			j++;
+		if (i < n && (!old || j >= old->nr ||
+			      v[i].start < old->map[j].start)) {
+			new->map[k] = (struct fs_map) {
+				.start = v[i].start, .end = v[i].end,
+				.pgoff = v[i].pgoff, .file_id = v[i].file_id,
+				.flags = v[i].flags,
+				.generation = p->generation,
+			};
+			i++;
+		} else {
+			new->map[k] = old->map[j++];
+		}
+	}
+	new->nr = nr;
+	rcu_assign_pointer(p->maps, new);
+	clear_bit(FS_PROC_NOMAPS, &p->bits);
+	if (old) {
+		atomic_long_sub(struct_size(old, map, old->nr), &db->mem_used);
+		kfree_rcu(old, rcu);
+	}
+}
+
+/* Process context, db->lock held: (re)read @p's executable mappings. */
+static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
+			 struct fs_scan_ent *v)
+{
+	struct mm_struct *mm = p->mm;
+	struct vm_area_struct *vma;
+	u32 n = 0, i;
+	FS_VMA_ITER_DECLARE(iter, mm);
+
+	lockdep_assert_held(&db->lock);
+	if (!mm)
+		return;
+	/* The hard-irq pin, if taken, is ours to use and drop now. */
+	if (!test_and_clear_bit(FS_PROC_PINNED, &p->bits) &&
+	    !mmget_not_zero(mm)) {
+		if (!rcu_access_pointer(p->maps))
+			set_bit(FS_PROC_NOMAPS, &p->bits);
+		return;
+	}
+	mmap_read_lock(mm);
+	fs_for_each_vma(iter, mm, vma) {
+		const char *name;
+
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		if (n == FS_MAX_EXEC_MAPS)
+			break;
+		v[n] = (struct fs_scan_ent) {
+			.start = vma->vm_start, .end = vma->vm_end,
+			.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT,
+		};
+		if (vma->vm_file) {
+			v[n].file = get_file(vma->vm_file);
+		} else {
+			name = vma->vm_ops && vma->vm_ops->name ?
+			       vma->vm_ops->name(vma) : NULL;
+			v[n].flags = name && !strcmp(name, "[vdso]") ?
+				     FLAMESTAT_MAPF_VDSO : FLAMESTAT_MAPF_ANON;
+			v[n].pgoff = 0;
+		}
+		n++;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].file)
+			continue;
+		v[i].file_id = fs_file_intern(db, v[i].file);
+		fput(v[i].file);
+	}
+	fs_proc_publish(db, p, v, n);
+	p->last_scan = jiffies;
+}
+
+/* Process context: read the maps of every address space waiting for it. */
+static void fs_procdb_scan_pending(struct fs_procdb *db)
+{
+	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+	struct fs_scan_ent *v = NULL;
+
+	mutex_lock(&db->lock);
+	for (i = 0; i < n; i++) {
+		struct fs_proc *p = &db->procs[i];
+
+		if (!test_bit(FS_PROC_READY, &p->bits) ||
+		    !test_and_clear_bit(FS_PROC_SCAN, &p->bits))
+			continue;
+		if (!v)
+			v = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*v),
+					   GFP_KERNEL);
+		if (!v) {
+			set_bit(FS_PROC_SCAN, &p->bits);
+			break;
+		}
+		fs_proc_scan(db, p, v);
+	}
+	mutex_unlock(&db->lock);
+	kvfree(v);
+}
+
+static void fs_procdb_scan_work(struct work_struct *work)
+{
+	fs_procdb_scan_pending(container_of(work, struct fs_procdb,
+					    scan_work));
+}
+
+/*
+ * Process context. Retires address spaces that have exited (their maps
+ * stay; the mm reference and index entry go) and re-reads the maps of live
+ * ones sampled since their last scan: after FS_RESCAN_INTERVAL, or at once
+ * when @sync (a reader wants current maps).
+ */
+void fs_procdb_maintain(struct fs_procdb *db, bool sync)
+{
+	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+	struct fs_scan_ent *v = NULL;
+	bool retired = false;
+
+	if (sync)
+		flush_work(&db->scan_work);
+	fs_procdb_scan_pending(db);
+
+	mutex_lock(&db->lock);
+	for (i = 0; i < n; i++) {
+		struct fs_proc *p = &db->procs[i];
+		unsigned long seen = READ_ONCE(p->last_seen);
+
+		if (!test_bit(FS_PROC_READY, &p->bits) || !p->mm ||
+		    test_bit(FS_PROC_EXITED, &p->bits))
+			continue;
+		if (!atomic_read(&p->mm->mm_users)) {
+			/* No task can run on it again: unpublish it. */
+			WRITE_ONCE(db->index[p->idx_pos], FS_IDX_TOMB);
+			set_bit(FS_PROC_EXITED, &p->bits);
+			retired = true;
+			continue;
+		}
+		if (!time_after(seen, p->last_scan))
+			continue;
+		if (!sync && time_before(jiffies,
+					 p->last_scan + FS_RESCAN_INTERVAL))
+			continue;
+		if (!v)
+			v = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*v),
+					   GFP_KERNEL);
+		if (!v)
+			break;
+		fs_proc_scan(db, p, v);
+	}
+	if (retired) {
+		/*
+		 * Invalidate the per-CPU caches, then wait for every sampler
+		 * that might still compare against the old mm before letting
+		 * it go: after mmdrop() its address may name a new mm.
+		 */
+		WRITE_ONCE(db->gen, db->gen + 1);
+		synchronize_rcu();
+		for (i = 0; i < n; i++) {
+			struct fs_proc *p = &db->procs[i];
+			struct mm_struct *mm = p->mm;
+
+			if (!mm || !test_bit(FS_PROC_EXITED, &p->bits))
+				continue;
+			WRITE_ONCE(p->mm, NULL);
+			mmdrop(mm);
+		}
+	}
+	mutex_unlock(&db->lock);
+	kvfree(v);
+}

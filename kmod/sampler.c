@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampler: a pinned hard-irq hrtimer per CPU that classifies each
+ * firing, walks the interrupted stacks and counts the result in the CPU's
+ * active table. Every firing ends up either in a stack or in a drop counter.
+ */
+#include <linux/hardirq.h>
+#include <linux/log2.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+#include <asm/irq_regs.h>
+
+#include "flamestat.h"
+
+/* Hard-irq: does @task belong to a configured process (or its subtree)? */
+static bool fs_pid_match(const struct fs_cfg *cfg, struct task_struct *task)
+{
+	struct task_struct *t = task;
+	bool match = false;
+	int depth;
+	u32 i;
+
+	rcu_read_lock();
+	for (depth = 0; depth < 64; depth++) {
+		for (i = 0; i < cfg->nr_pids; i++) {
+			if (t->tgid == cfg->pids[i]) {
+				match = true;
+				goto out;
+			}
+		}
+		if (!(cfg->flags & FLAMESTAT_CFG_PID_TREE) || t->pid <= 1)
+			break;
+		t = rcu_dereference(t->real_parent);
+	}
+out:
+	rcu_read_unlock();
+	return match;
+}
+
+static void fs_drop(struct fs_table *t, enum flamestat_drop why)
+{
+	t->counts.dropped[why]++;
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ * Takes one sample on this CPU into table @t.
+ */
+static void fs_sample(struct fs_cpu *c, struct fs_table *t)
+{
+	const struct fs_cfg *cfg = &fs.cfg;
+	struct pt_regs *regs = get_irq_regs(), *uregs = NULL;
+	struct task_struct *task = current;
+	struct fs_entry *key = c->scratch;
+	bool want_kernel, want_user, kthread, umode;
+	unsigned int nk = 0, nu = 0;
+	u32 flags = 0;
+
+	if (!regs) {
+		fs_drop(t, FLAMESTAT_DROP_NO_REGS);
+		return;
+	}
+	umode = user_mode(regs);
+	if (is_idle_task(task)) {
+		/*
+		 * Our own interrupt accounts for one HARDIRQ_OFFSET; anything
+		 * more, or a softirq being served, is real work done on an
+		 * idle CPU, which is never hidden as idle.
+		 */
+		if (in_serving_softirq() || hardirq_count() > HARDIRQ_OFFSET) {
+			flags |= FLAMESTAT_STACKF_IDLE_IRQ;
+		} else if (!(cfg->flags & FLAMESTAT_CFG_IDLE)) {
+			fs_drop(t, FLAMESTAT_DROP_IDLE);
+			return;
+		} else {
+			flags |= FLAMESTAT_STACKF_IDLE;
+		}
+	}
+	if (cfg->nr_pids && !fs_pid_match(cfg, task)) {
+		fs_drop(t, FLAMESTAT_DROP_FILTERED);
+		return;
+	}
+
+	kthread = !task->mm || (task->flags & PF_KTHREAD);
+#ifdef PF_IO_WORKER
+	kthread |= !!(task->flags & PF_IO_WORKER);
+#endif
+	if (kthread)
+		flags |= FLAMESTAT_STACKF_KERNEL_THREAD;
+	if (umode) {
+		uregs = regs;
+		flags |= FLAMESTAT_STACKF_USER_MODE;
+	} else if (!kthread) {
+		uregs = task_pt_regs(task);
+	}
+	want_kernel = (cfg->flags & FLAMESTAT_CFG_KERNEL) && !umode &&
+		      !fs.lockdown;
+	want_user = (cfg->flags & FLAMESTAT_CFG_USER) && uregs;
+	if (!want_kernel && !want_user) {
+		fs_drop(t, FLAMESTAT_DROP_MODE);
+		return;
+	}
+
+	if (want_kernel)
+		nk = fs_walk_kernel(regs, key->frames, cfg->kernel_depth,
+				    &flags);
+	key->proc_id = 0;
+	if (want_user) {
+		nu = fs_walk_user(uregs, key->frames + nk, cfg->user_depth,
+				  &flags);
+		key->proc_id = fs_procdb_lookup(fs.procdb, c, task,
+				flags & FLAMESTAT_STACKF_COMPAT);
+	}
+
+	key->tgid = task->tgid;
+	key->cpu = (cfg->flags & FLAMESTAT_CFG_PERCPU) ? c->cpu :
+		   FLAMESTAT_CPU_ANY;
+	key->nr_kernel = nk;
+	key->nr_user = nu;
+	key->pad = 0;
+	key->pad2 = 0;
+	key->flags = flags;
+	memcpy(key->comm, task->comm, sizeof(key->comm));
+	key->comm[sizeof(key->comm) - 1] = '\0';
+	key->hash = fs_entry_hash(key);
+
+	if (fs_table_add(t, key, 1)) {
+		fs_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
+	} else {
+		t->counts.recorded++;
+		t->counts.kernel_truncated +=
+			!!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);
+		t->counts.user_truncated +=
+			!!(flags & FLAMESTAT_STACKF_USER_TRUNCATED);
+		t->counts.user_fault += !!(flags & FLAMESTAT_STACKF_USER_FAULT);
+		t->counts.user_compat += !!(flags & FLAMESTAT_STACKF_COMPAT);
+		t->counts.idle_irq += !!(flags & FLAMESTAT_STACKF_IDLE_IRQ);
+		t->counts.unmapped_procs += want_user && !key->proc_id;
+	}
+
+	/* Ask for an early drain before the table fills up. */
+	if (!c->drain_kicked && t->used > t->arena_words / 2) {
+		c->drain_kicked = true;
+		fs_kick_drain();
+	}
+}
+
+static void fs_account_cost(struct fs_counts *cnt, u64 ns)
+{
+	unsigned int b = ns < 64 ? 0 : min(ilog2(ns) - 5,
+					   FLAMESTAT_COST_BUCKETS - 1);
+
+	cnt->cost_ns += ns;
+	cnt->cost_hist[b]++;
+	if (ns > cnt->cost_max_ns)
+		cnt->cost_max_ns = ns;
+}
+
+/* Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks. */
+enum hrtimer_restart fs_timer_fn(struct hrtimer *timer)
+{
+	struct fs_cpu *c = container_of(timer, struct fs_cpu, timer);
+	struct fs_table *t;
+	u64 t0, missed;
+
+	if (!READ_ONCE(fs.running))
+		return HRTIMER_NORESTART;
+	t0 = sched_clock();
+	missed = hrtimer_forward_now(timer, ns_to_ktime(fs.cfg.period_ns));
+	t = &c->tab[c->active];
+	t->counts.samples++;
+	if (missed > 1)
+		t->counts.overruns += missed - 1;
+	fs_sample(c, t);
+	fs_account_cost(&t->counts, sched_clock() - t0);
+	return HRTIMER_RESTART;
+}
+
+/*
+ * IPI, hard-irq, on the CPU whose tables are swapped: runs with interrupts
+ * off, so it can never interleave with that CPU's timer callback.
+ */
+void fs_cpu_swap(void *unused)
+{
+	struct fs_cpu *c = this_cpu_ptr(fs_cpus);
+
+	c->active ^= 1;
+	c->drain_kicked = false;
+}
+
+/* IPI or CPU-online callback, on the CPU whose timer is started. */
+void fs_cpu_start_timer(void *unused)
+{
+	struct fs_cpu *c = this_cpu_ptr(fs_cpus);
+
+	if (!c->ready || !cpumask_test_cpu(c->cpu, &fs.cfg.cpus))
+		return;
+	hrtimer_start(&c->timer, ns_to_ktime(fs.cfg.period_ns),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The binary snapshot (FLAMESTAT_IOC_SNAPSHOT): a header with the config and
+ * exact counters, then FILE, PROC, MAP, KSYM and STACK records as declared in
+ * uapi/flamestat.h. Built from a reader's private copy of the merged table,
+ * with the process database frozen (db->lock) so that sizes computed in the
+ * first pass hold in the second.
+ */
+#include <linux/bitmap.h>
+#include <linux/kallsyms.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "flamestat.h"
+
+#define FS_KSYM_WITHHELD	1	/* the one KSYM id under lockdown */
+
+/* Distinct kernel frame values, in first-seen order. */
+struct fs_ksymset {
+	u64 *slot;		/* open addressing; 0 = empty */
+	u32 *slot_id;		/* id (1-based) of each slot */
+	u64 *val;		/* by id - 1 */
+	u8 *is_ret;		/* by id - 1: first seen as a return address */
+	char **name;		/* by id - 1, resolved once for both passes */
+	u32 *offset;		/* by id - 1 */
+	u32 size;		/* power of two */
+	u32 nr;
+};
+
+static int fs_ksymset_init(struct fs_ksymset *s, u32 max)
+{
+	s->size = roundup_pow_of_two(max_t(u32, 2 * max, 16));
+	s->nr = 0;
+	s->slot = kvcalloc(s->size, sizeof(u64), GFP_KERNEL);
+	s->slot_id = kvcalloc(s->size, sizeof(u32), GFP_KERNEL);
+	s->val = kvcalloc(max_t(u32, max, 1), sizeof(u64), GFP_KERNEL);
+	s->is_ret = kvcalloc(max_t(u32, max, 1), 1, GFP_KERNEL);
+	s->name = kvcalloc(max_t(u32, max, 1), sizeof(char *), GFP_KERNEL);
+	s->offset = kvcalloc(max_t(u32, max, 1), sizeof(u32), GFP_KERNEL);
+	return s->slot && s->slot_id && s->val && s->is_ret && s->name &&
+	       s->offset ? 0 : -ENOMEM;
+}
+
+static void fs_ksymset_free(struct fs_ksymset *s)
+{
+	u32 i;
+
+	for (i = 0; s->name && i < s->nr; i++)
+		kfree(s->name[i]);
+	kvfree(s->name);
+	kvfree(s->offset);
+	kvfree(s->slot);
+	kvfree(s->slot_id);
+	kvfree(s->val);
+	kvfree(s->is_ret);
+}
+
+/* Returns the id of @v, adding it if new. @v is never 0. */
+static u32 fs_ksymset_add(struct fs_ksymset *s, u64 v, bool is_ret)
+{
+	u32 mask = s->size - 1, i = hash_64(v, ilog2(s->size));
+
+	while (s->slot[i] && s->slot[i] != v)
+		i = (i + 1) & mask;
+	if (!s->slot[i]) {
+		s->slot[i] = v;
+		s->val[s->nr] = v;
+		s->is_ret[s->nr] = is_ret;
+		s->slot_id[i] = ++s->nr;
+	}
+	return s->slot_id[i];
+}
+
+struct fs_snap {
+	struct fs_copy *copy;
+	struct fs_procdb *db;
+	bool kaddr_ok;
+	bool hide_kernel;
+	struct fs_ksymset ksyms;
+	unsigned long *procs_used;	/* bit id - 1 */
+	unsigned long *files_used;	/* bit id - 1 */
+	u8 *buf;			/* NULL in the sizing pass */
+	size_t size;
+	u32 nr_records;
+};
+
+#define fs_copy_for_each(copy, e, off)					\
+	for ((off) = 1; (off) < (copy)->used &&				\
+	     ((e) = (struct fs_entry *)&(copy)->arena[off], 1);		\
+	     (off) += fs_entry_words(e))
+
+/* Reserve a record of @bytes (rounded up to 8); NULL in the sizing pass. */
+static void *fs_rec(struct fs_snap *s, u16 type, size_t bytes)
+{
+	struct flamestat_rec *r;
+
+	bytes = ALIGN(bytes, 8);
+	r = s->buf ? (void *)(s->buf + s->size) : NULL;
+	s->size += bytes;
+	s->nr_records++;
+	if (r) {
+		memset(r, 0, bytes);
+		r->type = type;
+		r->size = bytes;
+	}
+	return r;
+}
+
+static const struct fs_maps *fs_snap_maps(struct fs_snap *s,
+					  struct fs_proc *p)
+{
+	return rcu_dereference_protected(p->maps,
+					 lockdep_is_held(&s->db->lock));
+}
+
+static void fs_emit_files(struct fs_snap *s)
+{
+	struct flamestat_rec_file *r;
+	unsigned long bit;
+
+	for_each_set_bit(bit, s->files_used, s->db->nr_files) {
+		struct fs_file *f = s->db->files[bit];
+		size_t len = strlen(f->path);
+
+		r = fs_rec(s, FLAMESTAT_REC_FILE, sizeof(*r) + len + 1);
+		if (!r)
+			continue;
+		r->file_id = f->id;
+		r->build_id_size = f->build_id_size;
+		memcpy(r->build_id, f->build_id, sizeof(r->build_id));
+		r->path_len = len;
+		r->dev = f->dev;
+		r->ino = f->ino;
+		memcpy(r->path, f->path, len + 1);
+	}
+}
+
+static void fs_emit_procs(struct fs_snap *s)
+{
+	struct flamestat_rec_proc *r;
+	struct flamestat_rec_map *rm;
+	unsigned long bit;
+	u32 i;
+
+	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
+		struct fs_proc *p = &s->db->procs[bit];
+		const struct fs_maps *maps = fs_snap_maps(s, p);
+
+		r = fs_rec(s, FLAMESTAT_REC_PROC, sizeof(*r));
+		if (r) {
+			r->proc_id = p->id;
+			r->tgid = p->tgid;
+			r->ns_tgid = p->ns_tgid;
+			r->flags =
+			    (test_bit(FS_PROC_EXITED, &p->bits) ?
+			     FLAMESTAT_PROCF_EXITED : 0) |
+			    (test_bit(FS_PROC_COMPAT, &p->bits) ?
+			     FLAMESTAT_PROCF_COMPAT : 0) |
+			    (test_bit(FS_PROC_NOMAPS, &p->bits) || !maps ?
+			     FLAMESTAT_PROCF_NOMAPS : 0);
+			memcpy(r->comm, p->comm, sizeof(r->comm));
+		}
+		for (i = 0; maps && i < maps->nr; i++) {
+			const struct fs_map *m = &maps->map[i];
+
+			rm = fs_rec(s, FLAMESTAT_REC_MAP, sizeof(*rm));
+			if (!rm)
+				continue;
+			rm->proc_id = p->id;
+			rm->file_id = m->file_id;
+			rm->start = m->start;
+			rm->end = m->end;
+			rm->pgoff = m->pgoff;
+			rm->flags = m->flags;
+			rm->generation = m->generation;
+		}
+	}
+}
+
+static void fs_emit_ksyms(struct fs_snap *s)
+{
+	struct flamestat_rec_ksym *r;
+	size_t len;
+	u32 i;
+
+	for (i = 0; i < s->ksyms.nr; i++) {
+		const char *name = s->ksyms.name[i];
+
+		/* An unknown address shows as itself when allowed. */
+		if (!name && s->kaddr_ok && !s->hide_kernel)
+			continue;
+		if (!name)
+			name = "[unknown]";
+		len = strlen(name);
+		r = fs_rec(s, FLAMESTAT_REC_KSYM, sizeof(*r) + len + 1);
+		if (!r)
+			continue;
+		r->value = s->kaddr_ok && !s->hide_kernel ? s->ksyms.val[i] :
+			   i + 1;
+		r->offset = s->ksyms.offset[i];
+		r->name_len = len;
+		memcpy(r->name, name, len + 1);
+	}
+}
+
+/* Names for every kernel frame value, looked up once: kallsyms may change. */
+static int fs_ksymset_resolve(struct fs_snap *s)
+{
+	char buf[KSYM_NAME_LEN + 64];
+	u32 i;
+	int len;
+
+	for (i = 0; i < s->ksyms.nr; i++) {
+		if (s->hide_kernel)
+			len = strscpy(buf, "[withheld]", sizeof(buf));
+		else
+			len = fs_ksym_name(s->ksyms.val[i] - s->ksyms.is_ret[i],
+					   buf, sizeof(buf),
+					   &s->ksyms.offset[i]);
+		if (len < 0)
+			continue;
+		s->ksyms.name[i] = kstrdup(buf, GFP_KERNEL);
+		if (!s->ksyms.name[i])
+			return -ENOMEM;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void fs_emit_stacks(struct fs_snap *s)
+{
+	struct flamestat_rec_stack *r;
+	struct fs_entry *e;
+	u32 off, i, nk;
+
+	fs_copy_for_each(s->copy, e, off) {
+		nk = s->hide_kernel && e->nr_kernel ? 1 : e->nr_kernel;
+		r = fs_rec(s, FLAMESTAT_REC_STACK, sizeof(*r) +
+			   (nk + e->nr_user) * sizeof(u64));
+		if (!r)
+			continue;
+		r->count = e->count;
+		r->proc_id = e->proc_id;
+		r->tgid = e->tgid;
+		r->cpu = e->cpu;
+		r->nr_kernel = nk;
+		r->nr_user = e->nr_user;
+		r->flags = e->flags;
+		memcpy(r->comm, e->comm, sizeof(r->comm));
+		for (i = 0; i < nk; i++) {
+			u64 v = e->frames[i];
+
+			if (s->hide_kernel)
+				v = FS_KSYM_WITHHELD;
+			else if (!s->kaddr_ok)
+				v = fs_ksymset_add(&s->ksyms, v, i > 0);
+			r->frames[i] = v;
+		}
+		memcpy(&r->frames[nk], &e->frames[e->nr_kernel],
+		       e->nr_user * sizeof(u64));
+	}
+}
+
+/* Sizing pass: which procs, files and kernel frame values are used. */
+static int fs_snap_collect(struct fs_snap *s)
+{
+	u64 nframes = 0;
+	struct fs_entry *e;
+	u32 off, i;
+	unsigned long bit;
+	int err;
+
+	fs_copy_for_each(s->copy, e, off) {
+		nframes += e->nr_kernel;
+		if (fs_procdb_proc(s->db, e->proc_id))
+			__set_bit(e->proc_id - 1, s->procs_used);
+	}
+	err = fs_ksymset_init(&s->ksyms, s->hide_kernel ? 1 :
+			      min_t(u64, nframes, U32_MAX / 4));
+	if (err)
+		return err;
+	if (s->hide_kernel) {
+		fs_ksymset_add(&s->ksyms, FS_KSYM_WITHHELD, false);
+	} else {
+		fs_copy_for_each(s->copy, e, off)
+			for (i = 0; i < e->nr_kernel; i++)
+				fs_ksymset_add(&s->ksyms, e->frames[i], i > 0);
+	}
+	err = fs_ksymset_resolve(s);
+	if (err)
+		return err;
+	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
+		const struct fs_maps *maps = fs_snap_maps(s,
+							  &s->db->procs[bit]);
+
+		for (i = 0; maps && i < maps->nr; i++)
+			if (fs_procdb_file(s->db, maps->map[i].file_id))
+				__set_bit(maps->map[i].file_id - 1,
+					  s->files_used);
+	}
+	return 0;
+}
+
+static void fs_snap_emit_all(struct fs_snap *s)
+{
+	fs_emit_files(s);
+	fs_emit_procs(s);
+	fs_emit_ksyms(s);
+	fs_emit_stacks(s);
+}
+
+/*
+ * Process context. Serialises @copy into a new vmalloc'ed buffer. @kaddr_ok
+ * says whether the reader may see raw kernel addresses; if not, kernel
+ * frames become KSYM ids.
+ */
+int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **bufp,
+		      size_t *sizep)
+{
+	struct fs_snap s = {
+		.copy = copy,
+		.db = copy->procdb,
+		.kaddr_ok = kaddr_ok,
+		.hide_kernel = copy->lockdown || fs_locked_down(),
+	};
+	struct flamestat_snap_header *h;
+	int err = -ENOMEM;
+
+	s.procs_used = bitmap_zalloc(s.db->max_procs, GFP_KERNEL);
+	s.files_used = bitmap_zalloc(s.db->max_files, GFP_KERNEL);
+	if (!s.procs_used || !s.files_used)
+		goto out_free;
+
+	mutex_lock(&s.db->lock);
+	err = fs_snap_collect(&s);
+	if (err)
+		goto out_unlock;
+	/* Sizing pass (buf == NULL), then the real one. */
+	s.size = sizeof(*h);
+	fs_snap_emit_all(&s);
+	s.buf = vzalloc(s.size);
+	if (!s.buf) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	*sizep = s.size;
+	s.size = sizeof(*h);
+	s.nr_records = 0;
+	fs_snap_emit_all(&s);
+	err = 0;
+out_unlock:
+	mutex_unlock(&s.db->lock);
+	if (err)
+		goto out_free;
+	if (WARN_ON_ONCE(s.size != *sizep)) {
+		vfree(s.buf);
+		err = -EIO;
+		goto out_free;
+	}
+
+	h = (struct flamestat_snap_header *)s.buf;
+	h->magic = FLAMESTAT_SNAP_MAGIC;
+	h->abi_version = FLAMESTAT_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->total_size = s.size;
+	h->flags = (!kaddr_ok || s.hide_kernel ?
+		    FLAMESTAT_SNAPF_KADDR_HIDDEN : 0) |
+		   (s.hide_kernel ? FLAMESTAT_SNAPF_LOCKDOWN : 0);
+	h->nr_records = s.nr_records;
+	h->boottime_ns = copy->boottime_ns;
+	fs_cfg_to_user(&copy->cfg, &h->config);
+	fs_stats_fill(&h->stats, &copy->counts);
+	h->stats.stacks = copy->nr_entries;
+	h->stats.running_ns = copy->running_ns;
+	*bufp = s.buf;
+out_free:
+	fs_ksymset_free(&s.ksyms);
+	bitmap_free(s.procs_used);
+	bitmap_free(s.files_used);
+	return err;
+}

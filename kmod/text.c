@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `cat /dev/flamestat`: folded stacks ready for flamegraph.pl, one line per
+ * unique stack: "comm;user root..leaf;kernel root..leaf COUNT". Kernel
+ * frames are names with the "_[k]" suffix; user frames are "file+0xOFFSET"
+ * (file offset in the mapped file's basename) or "0xADDR" when no mapping
+ * is known. Rendered by seq_file from a private copy of the merged table,
+ * taken at the first read and again after a seek to 0.
+ */
+#include <linux/kallsyms.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "flamestat.h"
+
+static struct fs_entry *fs_text_entry(struct fs_text *tx)
+{
+	if (tx->pos_off >= tx->copy.used)
+		return NULL;
+	return (struct fs_entry *)&tx->copy.arena[tx->pos_off];
+}
+
+static void *fs_text_start(struct seq_file *m, loff_t *pos)
+{
+	struct fs_text *tx = m->private;
+	struct fs_entry *e;
+	int err;
+
+	if (!tx->have_copy) {
+		err = fs_copy_take(&tx->copy, false);
+		if (err)
+			return ERR_PTR(err);
+		tx->have_copy = true;
+		tx->pos_idx = 0;
+		tx->pos_off = 1;
+	}
+	/* Entries vary in size: walk from the cursor, or from the start. */
+	if (*pos < tx->pos_idx) {
+		tx->pos_idx = 0;
+		tx->pos_off = 1;
+	}
+	while (tx->pos_idx < *pos && (e = fs_text_entry(tx))) {
+		tx->pos_off += fs_entry_words(e);
+		tx->pos_idx++;
+	}
+	return fs_text_entry(tx);
+}
+
+static void *fs_text_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct fs_text *tx = m->private;
+
+	tx->pos_off += fs_entry_words(v);
+	tx->pos_idx++;
+	++*pos;
+	return fs_text_entry(tx);
+}
+
+static void fs_text_stop(struct seq_file *m, void *v)
+{
+}
+
+/*
+ * Folded format separators must not appear inside a frame: ';' splits
+ * frames, whitespace before the count ends the stack, newlines end lines.
+ */
+static void fs_put_name(struct seq_file *m, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++) {
+		char ch = s[i];
+
+		if (ch == ';')
+			ch = ':';
+		else if (ch == ' ')
+			ch = '_';
+		else if (ch < 0x20 || ch == 0x7f)
+			ch = '?';
+		seq_putc(m, ch);
+	}
+}
+
+static void fs_put_user_frame(struct seq_file *m, struct fs_procdb *db,
+			      const struct fs_maps *maps, u64 addr)
+{
+	const struct fs_map *map = fs_maps_find(maps, addr);
+	const struct fs_file *f;
+
+	seq_putc(m, ';');
+	if (!map) {
+		seq_printf(m, "0x%llx", addr);
+		return;
+	}
+	if (map->flags & FLAMESTAT_MAPF_VDSO) {
+		seq_printf(m, "[vdso]+0x%llx", addr - map->start);
+		return;
+	}
+	f = fs_procdb_file(db, map->file_id);
+	if (!f) {
+		seq_printf(m, "0x%llx", addr);
+		return;
+	}
+	fs_put_name(m, kbasename(f->path), SIZE_MAX);
+	seq_printf(m, "+0x%llx", addr - map->start + map->pgoff);
+}
+
+/*
+ * Frames after the first are return addresses: name the byte before, the
+ * call, so a call that ends a function is not taken for the next one.
+ */
+static void fs_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
+				bool kaddr_ok)
+{
+	char name[KSYM_NAME_LEN + 64];
+	u32 off;
+
+	seq_putc(m, ';');
+	if (fs_ksym_name(addr - is_ret, name, sizeof(name), &off) >= 0)
+		fs_put_name(m, name, sizeof(name));
+	else if (kaddr_ok)
+		seq_printf(m, "0x%llx", addr);
+	else
+		seq_puts(m, "[unknown]");
+	seq_puts(m, "_[k]");
+}
+
+static int fs_text_show(struct seq_file *m, void *v)
+{
+	struct fs_text *tx = m->private;
+	struct fs_procdb *db = tx->copy.procdb;
+	const struct fs_entry *e = v;
+	const struct fs_maps *maps = NULL;
+	struct fs_proc *p;
+	int i;
+
+	if (e->cpu != FLAMESTAT_CPU_ANY)
+		seq_printf(m, "cpu-%u;", e->cpu);
+	fs_put_name(m, e->comm, sizeof(e->comm));
+
+	rcu_read_lock();
+	p = fs_procdb_proc(db, e->proc_id);
+	if (p)
+		maps = rcu_dereference(p->maps);
+	if (e->nr_user && (e->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
+		seq_puts(m, ";[truncated]");
+	for (i = e->nr_user - 1; i >= 0; i--)
+		fs_put_user_frame(m, db, maps, e->frames[e->nr_kernel + i]);
+	rcu_read_unlock();
+
+	if (e->nr_kernel && (tx->copy.lockdown || fs_locked_down())) {
+		seq_puts(m, ";[withheld]_[k]");
+	} else if (e->nr_kernel) {
+		if (e->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED)
+			seq_puts(m, ";[truncated]_[k]");
+		for (i = e->nr_kernel - 1; i >= 0; i--)
+			fs_put_kernel_frame(m, e->frames[i], i > 0,
+					    tx->kaddr_ok);
+	}
+	seq_printf(m, " %llu\n", e->count);
+	return 0;
+}
+
+const struct seq_operations fs_text_seq_ops = {
+	.start = fs_text_start,
+	.next = fs_text_next,
+	.stop = fs_text_stop,
+	.show = fs_text_show,
+};
