@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The folded-stack profile model shared by record, report, svg and diff. */
+#ifndef FLAMESTAT_PROFILE_H
+#define FLAMESTAT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * A profile is a set of unique stacks, each a sequence of interned frame
+ * names (root first) with a sample count. Life: profile_new() -> any mix of
+ * profile_add*() and profile_read_folded() -> iterate, render or write ->
+ * profile_free(). Not thread-safe; one owner at a time.
+ *
+ * Every stack has two counts. For an ordinary profile count2 == count. A
+ * differential profile (two count columns, flamegraph.pl's convention)
+ * holds "before" in count and "after" in count2; a flame graph is drawn
+ * with the widths of count2 and coloured by the change.
+ *
+ * Frame ids are dense (0 .. profile_nnames() - 1) and stable for the life of
+ * the profile; stack indices are dense in insertion order and stable too.
+ */
+struct profile;
+
+/* Largest count accepted per line, so that totals stay exact in a double. */
+#define PROFILE_COUNT_MAX ((uint64_t)1 << 53)
+
+/* Bits of profile_meta.present. */
+enum profile_meta_field {
+	PROFILE_META_SAMPLES = 1u << 0,
+	PROFILE_META_RECORDED = 1u << 1,
+	PROFILE_META_DROPPED = 1u << 2,
+	PROFILE_META_FREQ = 1u << 3,
+	PROFILE_META_DURATION = 1u << 4,
+	PROFILE_META_CPUS = 1u << 5,
+	PROFILE_META_COST = 1u << 6,
+	PROFILE_META_TITLE = 1u << 7,
+};
+
+/*
+ * What flamestat's own folded header says about the recording, from
+ * "# flamestat: samples=N recorded=N dropped=N freq=HZ duration_ns=N cpus=N
+ * cost_ns=X title=TEXT" lines. A field is meaningful only when its bit is
+ * set in present. title is percent-encoded in the file (%20 for a space)
+ * and decoded here; the profile owns the string.
+ */
+struct profile_meta {
+	unsigned int present;
+	uint64_t samples;	/* samples in this profile */
+	uint64_t recorded;	/* samples the sampler took, kept or not */
+	uint64_t dropped;	/* samples lost (table full, fault, ...) */
+	uint64_t freq;		/* sampling frequency, Hz */
+	uint64_t duration_ns;	/* wall time of the recording */
+	uint64_t cpus;		/* CPUs sampled */
+	double cost_ns;		/* mean sampler cost per sample, ns */
+	char *title;
+};
+
+/* One stack, as returned by profile_stack(); valid until the next add. */
+struct profile_stack {
+	const uint32_t *frames;	/* frame ids, root first */
+	size_t nframes;
+	uint64_t count;		/* before, for a differential profile */
+	uint64_t count2;	/* after; equals count otherwise */
+};
+
+/* What profile_read_folded() saw. Counters add up over several calls. */
+struct profile_read_stats {
+	uint64_t lines;		/* lines read, of any kind */
+	uint64_t stacks;	/* stack lines accepted */
+	uint64_t comments;	/* '#' lines, headers included */
+	uint64_t ignored;	/* malformed lines, reported and skipped */
+	uint64_t rounded;	/* fractional counts rounded to integers */
+};
+
+/* profile_write_folded() flags. */
+enum {
+	PROFILE_WRITE_HEADER = 1u << 0,	/* "# flamestat:" line first */
+};
+
+/* Never NULL: allocation failure exits (xmalloc). */
+struct profile *profile_new(void);
+void profile_free(struct profile *p);
+
+/*
+ * Record every added line in input order besides merging, so that a flame
+ * chart (time order, no merging) can be drawn. Off by default; call before
+ * adding anything.
+ */
+void profile_keep_order(struct profile *p);
+
+/* Intern a frame name of len bytes (need not be NUL-terminated). */
+uint32_t profile_intern(struct profile *p, const char *name, size_t len);
+
+/*
+ * Add count samples of the stack frames[0..nframes) (root first). Identical
+ * stacks merge: counts add. Returns 0, or -1 with errno EINVAL for an empty
+ * stack or EOVERFLOW when a total would pass PROFILE_COUNT_MAX (nothing is
+ * added then).
+ */
+int profile_add(struct profile *p, const char *const *frames, size_t nframes,
+		uint64_t count);
+/* Same with two counts; makes the profile differential. */
+int profile_add2(struct profile *p, const char *const *frames,
+		 size_t nframes, uint64_t count, uint64_t count2);
+/* Same with frame ids from profile_intern(); the fast path. */
+int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
+		    uint64_t count, uint64_t count2, bool diff);
+
+/*
+ * Read folded stacks: "frame;frame;frame COUNT" per line, or "... COUNT
+ * COUNT2" for a differential profile (flamegraph.pl's format). Fractional
+ * counts, which flamegraph.pl accepts, are rounded to the nearest integer
+ * and counted in stats->rounded. "# flamestat:" lines fill the metadata,
+ * other '#' lines and blank lines are comments. Malformed lines are
+ * reported on stderr as "NAME:LINE: why" (the first 10, then a count) and
+ * skipped. name is used in messages only. stats may be NULL. Returns 0, or
+ * -1 after reporting a read error.
+ */
+int profile_read_folded(struct profile *p, FILE *f, const char *name,
+			struct profile_read_stats *stats);
+
+/*
+ * Write one line per unique stack, sorted by frame names, so the same
+ * profile always gives the same bytes. Differential profiles get two count
+ * columns. With PROFILE_WRITE_HEADER the metadata comes first as one
+ * "# flamestat:" line. Returns 0, or -1 with errno set on a write error.
+ */
+int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags);
+
+/* Iteration. */
+size_t profile_nstacks(const struct profile *p);
+void profile_stack(const struct profile *p, size_t i, struct profile_stack *s);
+size_t profile_nnames(const struct profile *p);
+const char *profile_name(const struct profile *p, uint32_t id);
+size_t profile_name_len(const struct profile *p, uint32_t id);
+uint64_t profile_total(const struct profile *p);	/* sum of count */
+uint64_t profile_total2(const struct profile *p);	/* sum of count2 */
+bool profile_is_diff(const struct profile *p);
+
+/*
+ * Stack indices sorted by frame names (strcmp, frame by frame, a prefix
+ * before its extensions); reversed compares leaf first. Caller frees.
+ */
+size_t *profile_sorted(const struct profile *p, bool reversed);
+
+/*
+ * With profile_keep_order(): the added lines in order, as stack indices
+ * with the counts of that line. Returns the number of entries.
+ */
+struct profile_event {
+	uint32_t stack;
+	uint64_t count;
+	uint64_t count2;
+};
+size_t profile_events(const struct profile *p,
+		      const struct profile_event **events);
+
+/*
+ * Scale the first count column so that its total becomes target, rounding
+ * each stack's count to the nearest integer: difffolded.pl -n, so that a
+ * differential graph compares shares rather than raw sample counts.
+ */
+void profile_scale_before(struct profile *p, uint64_t target);
+
+/* Metadata: read, replace field by field, merge another file's. */
+const struct profile_meta *profile_meta(const struct profile *p);
+void profile_set_meta(struct profile *p, const struct profile_meta *m);
+/*
+ * Fold src into p's metadata: samples, recorded and dropped add up (several
+ * recordings of the same kind); the other fields keep the first value seen.
+ */
+void profile_merge_meta(struct profile *p, const struct profile_meta *src);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Flame graph rendering: profile in, self-contained interactive SVG out. */
+#ifndef FLAMESTAT_SVG_H
+#define FLAMESTAT_SVG_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct profile;
+
+/* flamegraph.pl's --colors palettes. */
+enum svg_palette {
+	SVG_PAL_HOT,
+	SVG_PAL_MEM,
+	SVG_PAL_IO,
+	SVG_PAL_WAKEUP,
+	SVG_PAL_CHAIN,
+	SVG_PAL_JAVA,
+	SVG_PAL_JS,
+	SVG_PAL_PERL,
+	SVG_PAL_RED,
+	SVG_PAL_GREEN,
+	SVG_PAL_BLUE,
+	SVG_PAL_AQUA,
+	SVG_PAL_YELLOW,
+	SVG_PAL_PURPLE,
+	SVG_PAL_ORANGE,
+};
+
+/*
+ * Every renderer option, named after flamegraph.pl's. svg_options_init()
+ * sets the defaults given in the comments; strings are borrowed, not
+ * copied, and must outlive svg_render().
+ */
+struct svg_options {
+	const char *title;	/* NULL: "Flame Graph", or "Icicle Graph"
+				 * (inverted), "Flame Chart" (flamechart),
+				 * "Differential Flame Graph" (diff input) */
+	const char *subtitle;	/* NULL: none */
+	unsigned int width;	/* image width, px: 1200 */
+	unsigned int frame_height;	/* px per stack level: 16 */
+	double font_size;	/* px: 12 */
+	double font_width;	/* mean glyph width / font size: 0.59 */
+	double min_width;	/* narrower frames merge into "(N more)": 0.1 */
+	bool min_width_pct;	/* min_width is a % of all samples: false (px) */
+	const char *font_type;	/* CSS font family: "Verdana" */
+	const char *count_name;	/* unit of the counts: "samples" */
+	const char *name_type;	/* details-bar label: "Function:" */
+	enum svg_palette palette;	/* SVG_PAL_HOT */
+	const char *bgcolors;	/* NULL: the palette's (yellow, blue, green,
+				 * grey gradient or "#rrggbb") */
+	bool hash;		/* colours from a prefix-weighted name hash, so
+				 * similar names get similar colours: false */
+	bool kernel_hue;	/* _[k] frames aqua in the hot palette: true */
+	bool reverse;		/* merge from the leaf end: false */
+	bool inverted;		/* icicle graph, root at the top: false */
+	bool flamechart;	/* input order on x, no merging: false */
+	bool negate;		/* differential: swap red and blue: false */
+	bool fluid;		/* fill the browser window's width: true */
+	const char *notes;	/* text kept in the SVG's <desc>: NULL */
+	double factor;		/* counts shown are multiplied by this: 1 */
+	uint64_t total;		/* percentages of this total if larger than
+				 * the samples' sum: 0 (the sum) */
+	const char *search_color;	/* "rgb(230,0,230)" */
+};
+
+void svg_options_init(struct svg_options *o);
+
+/* "hot" -> SVG_PAL_HOT, ...; -1 for an unknown name. */
+int svg_parse_palette(const char *name, enum svg_palette *out);
+
+/*
+ * Write the flame graph of p to out. Returns 0; 1 when p has no samples
+ * (an SVG saying so is still written, as flamegraph.pl does, and the
+ * error is reported); -1 after reporting a write error.
+ */
+int svg_render(const struct profile *p, const struct svg_options *o,
+	       FILE *out);
+
+/*
+ * Command-line options shared by every command that draws (svg, diff,
+ * record): a getopt_long table terminated by a zero entry, its help text,
+ * and the handler. svg_handle_option() returns 0 when it took opt, 1 when
+ * opt is not a renderer option, -1 after reporting a bad value (exit with
+ * EXIT_USAGE then). svg_options_check() validates option combinations
+ * once all are parsed, with the same convention.
+ */
+extern const struct option svg_getopt_options[];
+extern const char svg_options_help[];
+int svg_handle_option(struct svg_options *o, int opt, const char *arg);
+int svg_options_check(const struct svg_options *o);
+
+/*
+ * Command-line plumbing shared by svg and diff. svg_read_path() reads one
+ * folded file ("-" is standard input) into p, reporting problems itself;
+ * returns 0 or -1. svg_output_open() opens path for writing (NULL or "-":
+ * standard output) through a temporary file that svg_output_close()
+ * renames into place only when ok, so a failed run never leaves half an
+ * SVG behind; both return 0 or -1 after reporting.
+ */
+struct svg_output {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+int svg_read_path(struct profile *p, const char *path);
+/* A getopt_long table: own's entries, then svg_getopt_options. Free it. */
+struct option *svg_getopt_merge(const struct option *own);
+int svg_output_open(struct svg_output *out, const char *path);
+int svg_output_close(struct svg_output *out, bool ok);
+
+#endif
