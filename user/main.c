@@ -16,6 +16,8 @@ struct command {
 
 static const struct command commands[] = {
 	/* Subcommands are added here as their files land. */
+	{ "svg", do_svg, "draw an interactive flame graph from folded stacks" },
+	{ "diff", do_diff, "differential flame graph of two folded profiles" },
 	{ NULL, NULL, NULL },
 };
 
