@@ -78,6 +78,8 @@ static int fs_open(struct inode *inode, struct file *file)
 	mutex_init(&op->lock);
 	op->kaddr_ok = fs_kaddr_visible();
 	op->text.kaddr_ok = op->kaddr_ok;
+	/* misc_open() left the miscdevice here; seq_open() wants it empty. */
+	file->private_data = NULL;
 	err = seq_open(file, &fs_text_seq_ops);
 	if (err) {
 		kfree(op);
