@@ -174,6 +174,9 @@ static void write_style(struct writer *w)
 		o->frame_height - 1, o->search_color);
 	sb_add(sb, asset_flamegraph_css, asset_flamegraph_css_len);
 	if (!w->diff) {
+		sb_adds(sb, "#frames rect.root{fill:");
+		add_color(sb, svg_frame_color(o, "all", 3, false));
+		sb_adds(sb, "}\n");
 		for (k = 0; k < w->ncls; k++) {
 			id = w->cls_id[k];
 			sb_addf(sb, ".n%zu{fill:", k);

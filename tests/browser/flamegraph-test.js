@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+// Drives Debian's chromium through playwright-core over flamestat SVGs:
+// tooltip, search (Ctrl-F, case toggle, Matched %), click zoom, URL state,
+// reset, fluid width, differential colours. Prints PASS/FAIL lines for
+// tests/run and saves screenshots.
+//
+// node flamegraph-test.js CASES.json OUTDIR
+// CASES.json: {"graph": {"svg":..., "folded":..., "search":..., "zoom":...},
+//              "diff": {"svg":..., "grew":..., "shrank":...}}
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const outdir = process.argv[3];
+let failures = 0;
+
+function pass(name) { console.log("PASS " + name); }
+function fail(name, why) {
+	failures++;
+	console.log("FAIL " + name + ": " + String(why).replace(/\n/g, " | "));
+}
+function check(name, ok, why) { ok ? pass(name) : fail(name, why); }
+
+// The share of samples under frames matching re, each stack counted once:
+// what "Matched: X%" must show for the whole graph.
+function expectedShare(folded, re) {
+	let total = 0, hit = 0;
+	for (const line of fs.readFileSync(folded, "utf8").split("\n")) {
+		const m = /^(.*\S)\s+(\d+)$/.exec(line);
+		if (!m || line.startsWith("#"))
+			continue;
+		const n = +m[2];
+		total += n;
+		const frames = m[1].split(";").map(f => f.replace(/_\[[kijw]\]$/, ""));
+		if (frames.some(f => re.test(f)))
+			hit += n;
+	}
+	const p = 100 * hit / total;
+	return p === 100 ? "100" : p.toFixed(1);
+}
+
+async function graphChecks(ctx, c) {
+	const page = await ctx.newPage();
+	await page.setViewportSize({ width: 1500, height: 900 });
+	const errors = [];
+	page.on("pageerror", e => errors.push(e.message));
+	page.on("console", m => { if (m.type() === "error") errors.push(m.text()); });
+	const url = "file://" + path.resolve(c.svg);
+	await page.goto(url);
+	await page.waitForFunction(() => window.flamestat !== undefined);
+
+	const w = await page.evaluate(() =>
+		document.getElementById("flamegraph").getBoundingClientRect().width);
+	check("browser-fluid-width", Math.abs(w - 1500) < 2,
+	      "SVG is " + w + " px wide in a 1500 px window");
+	const nlabels = await page.locator("#labels text").count();
+	check("browser-labels", nlabels > 3, nlabels + " labels drawn");
+
+	// Hover the frame named c.zoom: details bar and tooltip.
+	const box = await page.evaluate(name => {
+		const r = [...document.querySelectorAll("#frames rect")]
+			.filter(e => e.fsFrame && e.fsFrame.name === name)
+			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
+		if (!r)
+			return null;
+		const b = r.getBoundingClientRect();
+		return { x: b.x + b.width / 2, y: b.y + b.height / 2,
+			 fx: r.fsFrame.x, depth: r.fsFrame.depth, w: r.fsFrame.w };
+	}, c.zoom);
+	if (!box) {
+		fail("browser-find-frame", "no frame named " + c.zoom);
+		await page.close();
+		return;
+	}
+	await page.mouse.move(box.x, box.y);
+	const det = await page.locator("#details").textContent();
+	check("browser-hover-details",
+	      det.startsWith("Function: " + c.zoom + " (") && /samples, [0-9.]+%\)$/.test(det),
+	      "details bar says '" + det + "'");
+	const tipShown = await page.evaluate(() =>
+		!document.getElementById("tip").classList.contains("hide"));
+	check("browser-hover-tooltip", tipShown, "tooltip hidden on hover");
+
+	// Ctrl-F opens the prompt; answer it with the search regex.
+	page.once("dialog", d => d.accept(c.search));
+	await page.keyboard.press("Control+f");
+	await page.waitForFunction(() =>
+		!document.getElementById("matched").classList.contains("hide"));
+	const want = "Matched: " + expectedShare(c.folded, new RegExp(c.search)) + "%";
+	let got = await page.locator("#matched").textContent();
+	check("browser-search-matched", got === want, "shows '" + got + "', expected '" + want + "'");
+	const hl = await page.locator("#frames rect.m").count();
+	check("browser-search-highlight", hl > 0, "no frame highlighted");
+	check("browser-search-url", page.url().includes("s=" + encodeURIComponent(c.search)),
+	      "URL " + page.url());
+	await page.screenshot({ path: path.join(outdir, "browser-search.png") });
+
+	// Case-insensitive: the upper-cased term finds the same frames.
+	await page.evaluate(() => window.flamestat.resetSearch());
+	await page.click("#ignorecase");
+	page.once("dialog", d => d.accept(c.search.toUpperCase()));
+	await page.click("#search");
+	await page.waitForFunction(() =>
+		!document.getElementById("matched").classList.contains("hide"));
+	got = await page.locator("#matched").textContent();
+	check("browser-search-ignorecase", got === want,
+	      "upper-case search with ic shows '" + got + "', expected '" + want + "'");
+	await page.click("#ignorecase");
+	got = await page.locator("#matched").textContent();
+	check("browser-search-case-sensitive", got === "Matched: 0.0%",
+	      "without ic the upper-case search shows '" + got + "'");
+	await page.evaluate(() => window.flamestat.resetSearch());
+
+	// Click to zoom: the frame fills the width, ancestors fade, URL keeps it.
+	await page.mouse.click(box.x, box.y);
+	const z = await page.evaluate(name => {
+		const r = [...document.querySelectorAll("#frames rect")]
+			.filter(e => e.fsFrame && e.fsFrame.name === name)
+			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
+		const fw = +document.getElementById("frames").getAttribute("width");
+		const b = r.getBoundingClientRect();
+		return { rw: b.width, fw: fw,
+			 parents: document.querySelectorAll("#frames rect.p").length,
+			 unzoom: !document.getElementById("unzoom").classList.contains("hide") };
+	}, c.zoom);
+	check("browser-zoom-width", Math.abs(z.rw - z.fw) < 2,
+	      "zoomed frame " + z.rw + " px of " + z.fw);
+	check("browser-zoom-parents", z.parents >= box.depth,
+	      z.parents + " faded ancestors at depth " + box.depth);
+	check("browser-zoom-button", z.unzoom, "Reset Zoom not shown");
+	check("browser-zoom-url", page.url().includes("x=" + box.fx) &&
+	      page.url().includes("y=" + box.depth), "URL " + page.url());
+	await page.screenshot({ path: path.join(outdir, "browser-zoom.png") });
+
+	// A link reproduces the view: reload with the URL, zoom and search.
+	const link = url + "?x=" + box.fx + "&y=" + box.depth + "&s=" +
+		encodeURIComponent(c.search);
+	const p2 = await ctx.newPage();
+	await p2.setViewportSize({ width: 1500, height: 900 });
+	await p2.goto(link);
+	await p2.waitForFunction(() => window.flamestat !== undefined);
+	const st = await p2.evaluate(() => ({
+		vb: document.getElementById("frames").getAttribute("viewBox"),
+		m: document.getElementById("matched").textContent }));
+	check("browser-url-restores-zoom", st.vb.startsWith(box.fx + " 0 " + box.w + " "),
+	      "viewBox '" + st.vb + "' after loading " + link);
+	check("browser-url-restores-search", /^Matched: [0-9.]+%$/.test(st.m),
+	      "matched text '" + st.m + "'");
+	await p2.close();
+
+	// Reset Zoom.
+	await page.click("#unzoom");
+	const r = await page.evaluate(() => ({
+		vb: document.getElementById("frames").getAttribute("viewBox"),
+		parents: document.querySelectorAll("#frames rect.p").length,
+		hidden: document.getElementById("unzoom").classList.contains("hide") }));
+	check("browser-reset-zoom", r.vb.startsWith("0 0 ") && r.parents === 0 && r.hidden,
+	      JSON.stringify(r));
+	check("browser-reset-url", !page.url().includes("x="), "URL " + page.url());
+	await page.screenshot({ path: path.join(outdir, "browser-graph.png") });
+	check("browser-no-js-errors", errors.length === 0, errors.join("; "));
+	await page.close();
+}
+
+async function diffChecks(ctx, c) {
+	const page = await ctx.newPage();
+	await page.setViewportSize({ width: 1200, height: 600 });
+	const errors = [];
+	page.on("pageerror", e => errors.push(e.message));
+	await page.goto("file://" + path.resolve(c.svg));
+	await page.waitForFunction(() => window.flamestat !== undefined);
+	const fill = name => page.evaluate(n => {
+		const r = [...document.querySelectorAll("#frames rect")]
+			.find(e => e.fsFrame && e.fsFrame.name === n);
+		if (!r)
+			return null;
+		const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(getComputedStyle(r).fill);
+		return m ? [+m[1], +m[2], +m[3]] : null;
+	}, name);
+	const g = await fill(c.grew), s = await fill(c.shrank);
+	check("browser-diff-grew-red", g && g[0] === 255 && g[2] < 255,
+	      c.grew + " is " + JSON.stringify(g));
+	check("browser-diff-shrank-blue", s && s[2] === 255 && s[0] < 255,
+	      c.shrank + " is " + JSON.stringify(s));
+	await page.screenshot({ path: path.join(outdir, "browser-diff.png") });
+	check("browser-diff-no-js-errors", errors.length === 0, errors.join("; "));
+	await page.close();
+}
+
+(async () => {
+	let ctx;
+	try {
+		// A fresh profile directory each run (Playwright passes it
+		// to chromium as --user-data-dir).
+		ctx = await chromium.launchPersistentContext(
+			fs.mkdtempSync(path.join(outdir, "chromium-profile-")), {
+			executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+			headless: true,
+			args: ["--headless", "--no-sandbox", "--disable-gpu",
+			       "--disable-background-networking",
+			       "--disable-component-update", "--disable-sync",
+			       "--no-first-run"],
+		});
+	} catch (e) {
+		fail("browser-launch", e.message);
+		process.exit(1);
+	}
+	try {
+		if (cases.graph)
+			await graphChecks(ctx, cases.graph);
+		if (cases.diff)
+			await diffChecks(ctx, cases.diff);
+	} catch (e) {
+		fail("browser-run", e.stack || e.message);
+	}
+	await ctx.close();
+	process.exit(failures ? 1 : 0);
+})();
