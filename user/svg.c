@@ -426,7 +426,7 @@ static void write_head(struct writer *w, double height)
 	sb_addf(sb, "\" viewBox=\"0 0 %u ", w->o->width);
 	add_px(sb, height);
 	sb_adds(sb, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
-	sb_adds(sb, "<!-- Flame graph by flamestat " FLAMESTAT_VERSION ". Click a frame to zoom, Ctrl-F to search. -->\n");
+	sb_adds(sb, "<!-- Flame graph by flamestat. Click a frame to zoom, Ctrl-F to search. -->\n");
 	if (w->o->notes) {
 		sb_adds(sb, "<desc id=\"notes\">");
 		add_text(sb, w->o->notes);

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit checks of the profile model (user/profile.h), run by 20-svg.sh. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static int failed;
+
+#define CHECK(name, cond)						\
+	do {								\
+		if (cond)						\
+			printf("PASS profile-%s\n", name);		\
+		else {							\
+			printf("FAIL profile-%s: %s (line %d)\n", name,	\
+			       #cond, __LINE__);			\
+			failed = 1;					\
+		}							\
+	} while (0)
+
+/* The profile written as folded text, for comparisons. */
+static char *folded(const struct profile *p, unsigned int flags)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	profile_write_folded(p, f, flags);
+	fclose(f);
+	return buf;
+}
+
+static struct profile *from_text(const char *text,
+				 struct profile_read_stats *st)
+{
+	struct profile *p = profile_new();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	profile_read_folded(p, f, "test", st);
+	fclose(f);
+	return p;
+}
+
+static void test_add_merge(void)
+{
+	const char *a[] = { "main", "foo", "bar" };
+	const char *b[] = { "main", "foo" };
+	struct profile *p = profile_new();
+	struct profile_stack s;
+	char *out;
+
+	CHECK("add", profile_add(p, a, 3, 5) == 0);
+	CHECK("add-merge", profile_add(p, a, 3, 7) == 0);
+	CHECK("add-prefix", profile_add(p, b, 2, 1) == 0);
+	CHECK("nstacks", profile_nstacks(p) == 2);
+	profile_stack(p, 0, &s);
+	CHECK("stack-count", s.count == 12 && s.count2 == 12 &&
+	      s.nframes == 3);
+	CHECK("interned", s.frames[0] == profile_intern(p, "main", 4) &&
+	      profile_nnames(p) == 3);
+	CHECK("name", !strcmp(profile_name(p, s.frames[2]), "bar") &&
+	      profile_name_len(p, s.frames[2]) == 3);
+	CHECK("total", profile_total(p) == 13 && profile_total2(p) == 13);
+	CHECK("not-diff", !profile_is_diff(p));
+	CHECK("empty-stack", profile_add(p, a, 0, 1) == -1 && errno == EINVAL);
+	CHECK("overflow", profile_add(p, a, 3, PROFILE_COUNT_MAX) == -1 &&
+	      errno == EOVERFLOW && profile_total(p) == 13);
+	out = folded(p, 0);
+	CHECK("write-sorted", !strcmp(out, "main;foo 1\nmain;foo;bar 12\n"));
+	free(out);
+	profile_free(p);
+}
+
+static void test_read(void)
+{
+	struct profile_read_stats st = { 0 };
+	struct profile *p = from_text(
+		"# flamestat: samples=10 dropped=2 freq=997 cpus=4 duration_ns=5000 cost_ns=812.5 title=a%20b future=1\n"
+		"# a comment\n"
+		"\n"
+		"b;c 3\r\n"
+		"a;b 2.5\n"
+		"no count here\n"
+		"a;b 4\n"
+		"z;y;x 99999999999999999999\n"
+		"b;c 1", &st);
+	const struct profile_meta *m = profile_meta(p);
+	char *out = folded(p, PROFILE_WRITE_HEADER);
+
+	CHECK("read-lines", st.lines == 9);
+	CHECK("read-stacks", st.stacks == 4);
+	CHECK("read-ignored", st.ignored == 2);
+	CHECK("read-comments", st.comments == 2);
+	CHECK("read-rounded", st.rounded == 1);
+	CHECK("meta-present", m->present == (PROFILE_META_SAMPLES |
+		PROFILE_META_DROPPED | PROFILE_META_FREQ | PROFILE_META_CPUS |
+		PROFILE_META_DURATION | PROFILE_META_COST |
+		PROFILE_META_TITLE));
+	CHECK("meta-values", m->samples == 10 && m->dropped == 2 &&
+	      m->freq == 997 && m->cpus == 4 && m->duration_ns == 5000 &&
+	      m->cost_ns == 812.5 && !strcmp(m->title, "a b"));
+	CHECK("read-merge-round", !strcmp(out,
+		"# flamestat: samples=10 dropped=2 freq=997 duration_ns=5000 cpus=4 cost_ns=812.5 title=a%20b\n"
+		"a;b 7\nb;c 4\n"));
+	free(out);
+	profile_free(p);
+}
+
+static void test_roundtrip(void)
+{
+	struct profile *p = from_text(
+		"# flamestat: samples=7 recorded=9 title=x%25y\nq;r 3\nq 4\n", NULL);
+	char *a = folded(p, PROFILE_WRITE_HEADER), *b;
+	struct profile *p2 = from_text(a, NULL);
+
+	b = folded(p2, PROFILE_WRITE_HEADER);
+	CHECK("roundtrip", !strcmp(a, b));
+	CHECK("title-percent", !strcmp(profile_meta(p2)->title, "x%y"));
+	free(a);
+	free(b);
+	profile_free(p);
+	profile_free(p2);
+}
+
+static void test_diff(void)
+{
+	const char *a[] = { "m", "f" };
+	struct profile *p = from_text("m;f 10 20\nm;g 10\nm;h 30 0\n", NULL);
+	char *out = folded(p, 0);
+
+	CHECK("diff-flag", profile_is_diff(p));
+	CHECK("diff-totals", profile_total(p) == 50 && profile_total2(p) == 30);
+	/* A one-count line in a two-count profile is "unchanged". */
+	CHECK("diff-write", !strcmp(out, "m;f 10 20\nm;g 10 10\nm;h 30 0\n"));
+	free(out);
+	CHECK("add2", profile_add2(p, a, 2, 1, 2) == 0 &&
+	      profile_total2(p) == 32);
+	profile_scale_before(p, profile_total2(p));
+	CHECK("scale-before", profile_total(p) == 32 || profile_total(p) == 31 ||
+	      profile_total(p) == 33);
+	profile_free(p);
+}
+
+static void test_order(void)
+{
+	struct profile *p = profile_new();
+	const struct profile_event *ev;
+	size_t n;
+	FILE *f;
+	const char *text = "b 1\na 2\nb 3\n";
+
+	profile_keep_order(p);
+	f = fmemopen((void *)text, strlen(text), "r");
+	profile_read_folded(p, f, "order", NULL);
+	fclose(f);
+	n = profile_events(p, &ev);
+	CHECK("events", n == 3 && ev[0].stack == ev[2].stack &&
+	      ev[0].count == 1 && ev[1].count == 2 && ev[2].count == 3);
+	CHECK("events-merged", profile_nstacks(p) == 2);
+	profile_free(p);
+}
+
+static void test_sorted(void)
+{
+	struct profile *p = from_text("b;a 1\na;b 1\na 1\nab 1\na;a 1\n", NULL);
+	size_t *o = profile_sorted(p, false), *r = profile_sorted(p, true);
+	struct profile_stack s;
+	char got[64] = "";
+	size_t i;
+
+	for (i = 0; i < profile_nstacks(p); i++) {
+		profile_stack(p, o[i], &s);
+		strcat(got, profile_name(p, s.frames[0]));
+		strcat(got, s.nframes > 1 ? profile_name(p, s.frames[1]) : "");
+		strcat(got, " ");
+	}
+	CHECK("sorted", !strcmp(got, "a aa ab ab ba "));
+	profile_stack(p, r[0], &s);
+	CHECK("sorted-reversed", s.nframes == 1 ||
+	      !strcmp(profile_name(p, s.frames[s.nframes - 1]), "a"));
+	free(o);
+	free(r);
+	profile_free(p);
+}
+
+/* Many stacks: merging, rehashing and ids stay right past table growth. */
+static void test_many(void)
+{
+	struct profile *p = profile_new();
+	char n1[32], n2[32];
+	const char *f[2] = { n1, n2 };
+	int i, ok = 1;
+
+	for (i = 0; i < 200000; i++) {
+		snprintf(n1, sizeof(n1), "f%d", i % 1000);
+		snprintf(n2, sizeof(n2), "g%d", i % 5000);
+		if (profile_add(p, f, 2, 1))
+			ok = 0;
+	}
+	CHECK("many-add", ok);
+	CHECK("many-stacks", profile_nstacks(p) == 5000);
+	CHECK("many-names", profile_nnames(p) == 6000);
+	CHECK("many-total", profile_total(p) == 200000);
+	profile_free(p);
+}
+
+int main(void)
+{
+	test_add_merge();
+	test_read();
+	test_roundtrip();
+	test_diff();
+	test_order();
+	test_sorted();
+	test_many();
+	return failed;
+}

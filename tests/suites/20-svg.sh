@@ -1,0 +1,261 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The renderer and the profile model: unit checks of profile.h, golden SVGs
+# (input folded -> expected SVG; BLESS=1 tests/run svg rewrites them),
+# determinism, malformed input, options, exit statuses, help vs man pages.
+# Host-only: no module needed.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+
+FS="$TOP/user/flamestat"
+GOLD="$TOP/tests/golden"
+IN="$GOLD/inputs"
+OUT="$BUILD/svg"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+if ! make -s -C "$TOP/user" >"$OUT/build.log" 2>&1; then
+	fail svg-build "make -C user failed: $(tail -n 3 "$OUT/build.log" | tr '\n' '|')"
+	exit 1
+fi
+
+# --- profile.h unit checks ----------------------------------------------
+if gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+	-I"$TOP/user" -o "$OUT/profile-test" "$TOP/tests/profile/profile-test.c" \
+	"$TOP/user/profile.c" "$TOP/user/profile_folded.c" "$TOP/user/util.c" \
+	>"$OUT/profile-test.log" 2>&1; then
+	"$OUT/profile-test" 2>"$OUT/profile-test.err" ||
+		fail profile-unit "profile-test exited with status $?"
+else
+	fail profile-unit-build "$(tail -n 3 "$OUT/profile-test.log" | tr '\n' '|')"
+fi
+
+# --- inputs the suite writes itself --------------------------------------
+# Names XML and browsers choke on: markup characters, quotes, a tab, bytes
+# that are not UTF-8, a C1 control; lines that are not stacks; CRLF; no
+# final newline.
+printf '%s\n' \
+	'app;parse<T>;vector&lt;int&gt; 10' \
+	'app;say "hi";it'"'"'s 7' \
+	'app;caf\xc3\xa9;na\xefve 5' \
+	'# a comment' \
+	'this line has no count' \
+	'app;tab	in	name 4' \
+	'' \
+	'app;nul 3' \
+	'app;ctl 2' \
+	'42' \
+	'app;overflow 99999999999999999999' \
+	'app;frac 2.5' |
+	sed -e 's/caf\\xc3\\xa9/caf\xc3\xa9/' -e 's/na\\xefve/na\xefve/' \
+	    -e 's/app;nul/app;n\x00ul/' -e 's/app;ctl/app;c\x01tl/' >"$OUT/escape.folded"
+printf 'app;crlf 6\r\napp;last 1' >>"$OUT/escape.folded"
+
+# One parent with 3 wide children and 200 narrow ones: the narrow ones
+# must become a single "(200 more)" block, so the widths still add up.
+{
+	echo "root;wide_a 3000"
+	echo "root;wide_b 2000"
+	echo "root;wide_c 1000"
+	for i in $(seq 1 200); do echo "root;narrow_$i;deeper_$i 2"; done
+	echo "other 4"
+} >"$OUT/narrow.folded"
+
+printf 'm;grew 10 30\nm;shrank 30 10\nm;same 20 20\nm;gone 5 0\n' \
+	>"$OUT/twocol.folded"
+
+# --- golden SVGs -------------------------------------------------------
+# golden NAME ARGS...: run flamestat ARGS, compare with tests/golden/NAME.svg,
+# render again and compare bytes (determinism), check well-formed XML.
+golden() {
+	local name=$1 out="$OUT/$1.svg" want="$GOLD/$1.svg"
+	shift
+	(cd "$TOP" && "$FS" "$@") >"$out" 2>"$OUT/$name.err"
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "golden-$name" "flamestat $* exited $rc: $(head -c 300 "$OUT/$name.err")"
+		return
+	fi
+	(cd "$TOP" && "$FS" "$@") 2>/dev/null >"$out.again"
+	if cmp -s "$out" "$out.again"; then
+		pass "deterministic-$name"
+	else
+		fail "deterministic-$name" "two runs of flamestat $* differ"
+	fi
+	if command -v xmllint >/dev/null; then
+		if xmllint --noout "$out" 2>"$OUT/$name.xmllint"; then
+			pass "xml-$name"
+		else
+			fail "xml-$name" "$(head -n 3 "$OUT/$name.xmllint" | tr '\n' '|')"
+		fi
+	else
+		skip "xml-$name" "xmllint missing (scripts/install-deps.sh installs libxml2-utils)"
+	fi
+	if [ "${BLESS:-0}" = 1 ]; then
+		cp "$out" "$want"
+		pass "golden-$name (blessed)"
+	elif [ ! -f "$want" ]; then
+		fail "golden-$name" "no $want yet: run BLESS=1 tests/run svg and review it"
+	elif cmp -s "$out" "$want"; then
+		pass "golden-$name"
+	else
+		fail "golden-$name" "differs from tests/golden/$name.svg: $(diff "$want" "$out" | head -n 4 | tr '\n' '|')"
+	fi
+}
+
+I=tests/golden/inputs
+golden basic svg $I/basic.folded
+golden basic-inverted svg --inverted $I/basic.folded
+golden basic-reverse svg --reverse --title "Callers of leaves" $I/basic.folded
+golden basic-options svg --width 800 --height 20 --fontsize 10 --fonttype "DejaVu Sans" \
+	--countname events --nametype "Frame:" --subtitle "make and bash" \
+	--notes "built <by> tests & friends" --bgcolors blue --factor 2 --no-fluid \
+	--no-kernel-color --hash $I/basic.folded
+golden basic-minwidth svg --minwidth 5% $I/basic.folded
+golden meta svg $I/meta.folded
+golden java svg --colors java $I/java.folded
+golden chart svg --flamechart $I/chart.folded
+golden diff diff $I/before.folded $I/after.folded
+golden diff-normalized diff -n --negate $I/before.folded $I/after.folded
+golden twocol svg "$OUT/twocol.folded"
+golden escape svg "$OUT/escape.folded"
+golden narrow svg --minwidth 1% "$OUT/narrow.folded"
+for pal in mem io wakeup chain js perl red green blue aqua yellow purple orange; do
+	golden "palette-$pal" svg --colors $pal $I/java.folded
+done
+
+# --- malformed input: reported with line numbers, skipped, not fatal ------
+err="$OUT/escape.err"
+ok=1
+for l in 5 8 10 11; do
+	grep -q "escape.folded:$l: " "$err" || { ok=0; fail malformed-line-$l "no report for line $l in: $(tr '\n' '|' <"$err")"; }
+done
+[ $ok = 1 ] && pass malformed-reported
+grep -q "1 fractional counts rounded" "$err" && pass malformed-fraction ||
+	fail malformed-fraction "no rounding warning: $(tr '\n' '|' <"$err")"
+grep -q '>crlf<\|"crlf"' "$OUT/escape.svg" && grep -q '"last"' "$OUT/escape.svg" &&
+	pass malformed-crlf-lastline || fail malformed-crlf-lastline "CRLF line or unterminated last line lost"
+grep -q "$(printf 'caf\xc3\xa9')" "$OUT/escape.svg" && grep -qF 'na\ufffdve' "$OUT/escape.svg" &&
+	pass escape-utf8 || fail escape-utf8 "valid UTF-8 kept and invalid bytes replaced by U+FFFD expected"
+
+# Many malformed lines: the first ten, then a count; never a crash.
+seq 1 5000 | sed 's/^/junk /; s/$/ x/' >"$OUT/junk.folded"
+echo "a;b 1" >>"$OUT/junk.folded"
+"$FS" svg "$OUT/junk.folded" >"$OUT/junk.svg" 2>"$OUT/junk.err"
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c 'line skipped' "$OUT/junk.err")" = 10 ] &&
+	grep -q '4990 more malformed lines skipped' "$OUT/junk.err" &&
+	pass malformed-many || fail malformed-many "rc=$rc: $(tail -n 2 "$OUT/junk.err" | tr '\n' '|')"
+head -c 200000 /dev/urandom >"$OUT/random.bin"
+"$FS" svg "$OUT/random.bin" >"$OUT/random.svg" 2>/dev/null
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] && pass malformed-binary || fail malformed-binary "exit status $rc on random bytes"
+
+# --- the narrow case: widths add up ------------------------------------
+# Depth-1 row of narrow.svg: wide_a..c plus one "(200 more)" block fill
+# root exactly (6000 + 200 * 2 = 6400 samples).
+row=$(awk '/<g transform/{g++} g==3 && /<rect/' "$OUT/narrow.svg")
+sum=$(printf '%s\n' "$row" | sed -n 's/.*width="\([0-9]*\)".*/\1/p' | awk '{s += $1} END {print s}')
+[ "$(printf '%s\n' "$row" | grep -c 'class="more" data-n="200"')" = 1 ] && [ "$sum" = 6400 ] &&
+	pass more-block-adds-up || fail more-block-adds-up "row: sum $sum, $(printf '%s' "$row" | tr '\n' '|' | head -c 300)"
+grep -q 'narrow_\|deeper_' "$OUT/narrow.svg" && fail more-block-hides "narrow frames still drawn" ||
+	pass more-block-hides
+
+# --- exit statuses and messages ----------------------------------------
+expect_status() {
+	local name=$1 want=$2 msg=$3 rc
+	shift 3
+	"$FS" "$@" >"$OUT/$name.out" 2>"$OUT/$name.stderr"
+	rc=$?
+	if [ $rc = "$want" ] && grep -q -- "$msg" "$OUT/$name.stderr"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc (want $want), stderr: $(head -c 200 "$OUT/$name.stderr")"
+	fi
+}
+expect_status usage-colors 2 "expected hot, mem" svg --colors nope "$IN/basic.folded"
+expect_status usage-minwidth 2 "minwidth 'abc'" svg --minwidth abc "$IN/basic.folded"
+expect_status usage-width 2 "width '5'" svg --width 5 "$IN/basic.folded"
+expect_status usage-bgcolors 2 "bgcolors 'pink'" svg --bgcolors pink "$IN/basic.folded"
+expect_status usage-fonttype 2 "fonttype" svg --fonttype 'x;}' "$IN/basic.folded"
+expect_status usage-unknown 2 "unrecognized option\|unknown option" svg --bogus "$IN/basic.folded"
+expect_status usage-diff-args 2 "expected two folded files" diff "$IN/before.folded"
+expect_status usage-diff-chart 2 "flamechart" diff --flamechart "$IN/before.folded" "$IN/after.folded"
+expect_status missing-file 1 "cannot open $OUT/nonexistent" svg "$OUT/nonexistent"
+expect_status diff-of-diff 1 "already has two count columns" diff "$OUT/twocol.folded" "$IN/after.folded"
+printf '# only a comment\nnot a stack\n' >"$OUT/empty.folded"
+expect_status no-stacks 1 "no stack counts" svg "$OUT/empty.folded"
+grep -q "ERROR: no stack counts" "$OUT/no-stacks.out" && pass no-stacks-svg ||
+	fail no-stacks-svg "no error SVG written"
+
+# -o writes through a temporary file and leaves nothing behind on failure.
+"$FS" svg -o "$OUT/o.svg" "$IN/basic.folded" && cmp -s "$OUT/o.svg" "$OUT/basic.svg" &&
+	pass output-file || fail output-file "-o output differs from stdout output"
+"$FS" svg -o "$OUT/no/such/dir/x.svg" "$IN/basic.folded" 2>/dev/null
+[ $? = 1 ] && pass output-unwritable || fail output-unwritable "expected exit 1"
+ls "$OUT"/o.svg.tmp.* >/dev/null 2>&1 && fail output-no-temp "temporary file left" ||
+	pass output-no-temp
+
+# diff --folded: difffolded.pl's two columns, sorted, normalised with -n.
+"$FS" diff --folded "$IN/before.folded" "$IN/after.folded" >"$OUT/diff.folded"
+want='server;main;handle;cache_lookup 0 15
+server;main;handle;compress;deflate 30 70
+server;main;handle;parse 40 40
+server;main;handle;respond;write 20 5
+server;main;idle 10 10'
+[ "$(cat "$OUT/diff.folded")" = "$want" ] && pass diff-folded ||
+	fail diff-folded "got: $(tr '\n' '|' <"$OUT/diff.folded")"
+"$FS" diff -n --folded "$IN/before.folded" "$IN/after.folded" |
+	awk '{a += $(NF-1); b += $NF} END {exit !(a >= b - 2 && a <= b + 2)}' &&
+	pass diff-normalize || fail diff-normalize "before total not scaled to after's"
+"$FS" diff --folded "$IN/before.folded" "$IN/after.folded" | "$FS" svg >"$OUT/diff-pipe.svg" 2>/dev/null &&
+	grep -q 'Differential Flame Graph' "$OUT/diff-pipe.svg" && pass diff-two-column-input ||
+	fail diff-two-column-input "two-column folded not drawn as a differential graph"
+
+# Several inputs add up; "-" is standard input.
+cat "$IN/before.folded" | "$FS" svg - "$IN/before.folded" >"$OUT/sum.svg" 2>/dev/null &&
+	grep -q '<rect x="0" width="200" class="root"' "$OUT/sum.svg" && pass svg-several-inputs ||
+	fail svg-several-inputs "two copies of a 100-sample file should give 200 samples"
+
+# Large input: fast, and narrow frames merged rather than all drawn.
+if cc -O2 -o "$OUT/gen-folded" "$TOP/bench/gen-folded.c" 2>"$OUT/gen.log"; then
+	"$OUT/gen-folded" 20000 >"$OUT/20k.folded"
+	start=$(date +%s%N)
+	"$FS" svg "$OUT/20k.folded" >"$OUT/20k.svg"
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ $ms -lt 5000 ] && pass "large-20k-fast (${ms} ms)" ||
+		fail large-20k-fast "20,000 stacks took $ms ms"
+	xmllint --noout "$OUT/20k.svg" 2>/dev/null && pass large-20k-xml || fail large-20k-xml "not well-formed"
+	grep -q 'class="more"' "$OUT/20k.svg" && pass large-20k-more ||
+		fail large-20k-more "no (N more) block in a 20,000-stack graph"
+else
+	fail large-gen "cannot build bench/gen-folded.c: $(head -n 2 "$OUT/gen.log")"
+fi
+
+# --- help and man pages agree with the code ------------------------------
+for cmd in svg diff; do
+	"$FS" $cmd --help >"$OUT/help-$cmd" 2>&1
+	rc=$?
+	[ $rc = 0 ] && grep -q '^Examples:' "$OUT/help-$cmd" && pass help-$cmd ||
+		fail help-$cmd "exit $rc or no examples"
+	man="$TOP/docs/man/flamestat-$cmd.1"
+	if [ ! -f "$man" ]; then
+		fail man-$cmd "no $man"
+		continue
+	fi
+	grep -o -- '--[a-z][a-z-]*' "$OUT/help-$cmd" | sort -u >"$OUT/help-$cmd.opts"
+	sed 's/\\-/-/g' "$man" | grep -o -- '--[a-z][a-z-]*' | sort -u >"$OUT/man-$cmd.opts"
+	if cmp -s "$OUT/help-$cmd.opts" "$OUT/man-$cmd.opts"; then
+		pass man-$cmd-options
+	else
+		fail man-$cmd-options "help vs man: $(diff "$OUT/help-$cmd.opts" "$OUT/man-$cmd.opts" | grep '^[<>]' | tr '\n' ' ')"
+	fi
+	# Every option the help names is accepted by the code.
+	bad=
+	for o in $(cat "$OUT/help-$cmd.opts"); do
+		case $o in --help|--output|--folded|--normalize) continue ;; esac
+		"$FS" $cmd $o 2>&1 </dev/null | grep -q "unrecognized option '$o'" && bad="$bad $o"
+	done
+	[ -z "$bad" ] && pass help-$cmd-accepted || fail help-$cmd-accepted "rejected:$bad"
+done
+exit 0
