@@ -88,7 +88,12 @@ async function graphChecks(ctx, c) {
 	await page.keyboard.press("Control+f");
 	await page.waitForFunction(() =>
 		!document.getElementById("matched").classList.contains("hide"));
-	const want = "Matched: " + expectedShare(c.folded, new RegExp(c.search)) + "%";
+	const share = expectedShare(c.folded, new RegExp(c.search));
+	const want = "Matched: " + share + "%";
+	// A term matching some but not all stacks, at several depths, so
+	// that counting nested matches twice would show.
+	check("browser-search-term-useful", share !== "0.0" && share !== "100",
+	      "'" + c.search + "' matches " + share + "% of the samples");
 	let got = await page.locator("#matched").textContent();
 	check("browser-search-matched", got === want, "shows '" + got + "', expected '" + want + "'");
 	const hl = await page.locator("#frames rect.m").count();

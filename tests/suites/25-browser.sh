@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The flame graph in a real browser: headless Debian chromium driven by
+# playwright-core (installed from npm into $FLAMESTAT_CACHE/node when
+# missing) searches, zooms, follows URL state and resets, and leaves
+# screenshots in tests/build/browser/. Host-only.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+
+FS="$TOP/user/flamestat"
+OUT="$BUILD/browser"
+NODE_DIR="$FLAMESTAT_CACHE/node"
+PLAYWRIGHT=playwright-core@1.65.1
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+if [ ! -x "$CHROMIUM" ]; then
+	fail browser-chromium "no $CHROMIUM: run scripts/install-deps.sh as root (Debian package chromium)"
+	exit 1
+fi
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	fail browser-node "node and npm are needed to drive chromium"
+	exit 1
+fi
+if [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ]; then
+	mkdir -p "$NODE_DIR"
+	[ -f "$NODE_DIR/package.json" ] ||
+		echo '{"name":"flamestat-browser-test","private":true}' >"$NODE_DIR/package.json"
+	if ! (cd "$NODE_DIR" && npm install --no-audit --no-fund --silent "$PLAYWRIGHT") \
+		>"$OUT/npm.log" 2>&1; then
+		fail browser-playwright "npm install $PLAYWRIGHT failed: $(tail -n 3 "$OUT/npm.log" | tr '\n' '|')"
+		exit 1
+	fi
+fi
+
+if ! make -s -C "$TOP/user" >"$OUT/build.log" 2>&1; then
+	fail browser-build "make -C user failed: $(tail -n 3 "$OUT/build.log" | tr '\n' '|')"
+	exit 1
+fi
+if ! cc -O2 -o "$OUT/gen-folded" "$TOP/bench/gen-folded.c" 2>"$OUT/gen.log"; then
+	fail browser-gen "cannot build bench/gen-folded.c"
+	exit 1
+fi
+
+# A realistic graph (2,000 generated stacks, nothing merged so that every
+# matching frame is searchable) and a differential one.
+"$OUT/gen-folded" 2000 7 >"$OUT/graph.folded"
+"$FS" svg --minwidth 0 --subtitle "2,000 generated stacks" "$OUT/graph.folded" >"$OUT/graph.svg" &&
+"$FS" diff "$TOP/tests/golden/inputs/before.folded" \
+	"$TOP/tests/golden/inputs/after.folded" >"$OUT/diff.svg" || {
+	fail browser-render "flamestat could not render the test graphs"
+	exit 1
+}
+cat >"$OUT/cases.json" <<JSON
+{"graph": {"svg": "$OUT/graph.svg", "folded": "$OUT/graph.folded",
+	   "search": "ext4_read", "zoom": "nginx"},
+ "diff": {"svg": "$OUT/diff.svg", "grew": "deflate", "shrank": "write"}}
+JSON
+NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
+	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"
+rc=$?
+for png in browser-graph browser-search browser-zoom browser-diff; do
+	[ -s "$OUT/$png.png" ] && pass "screenshot-$png ($OUT/$png.png)" ||
+		fail "screenshot-$png" "no $OUT/$png.png"
+done
+exit $rc
