@@ -30,7 +30,7 @@ static void fs_merge(struct fs_table *src)
 		return;
 	fs_counts_add(&agg->counts, &src->counts);
 	fs_table_for_each(src, e, off) {
-		if (fs_table_add(agg, e, e->count)) {
+		if (fs_table_add(agg, e, e->count) < 0) {
 			/* Taken and walked, but there is no room to keep it. */
 			agg->counts.recorded -= e->count;
 			agg->counts.dropped[FLAMESTAT_DROP_TABLE_FULL] +=
@@ -87,6 +87,20 @@ void fs_kick_drain(void)
 	mod_delayed_work(system_wq, &fs.drain_work, 0);
 }
 
+/* ctl_lock held: CPUs the configuration samples that can run a timer. */
+static u32 fs_nr_sampled_cpus(void)
+{
+	unsigned int cpu;
+	u32 n = 0;
+
+	lockdep_assert_held(&fs.ctl_lock);
+	cpus_read_lock();
+	for_each_cpu_and(cpu, &fs.cfg.cpus, cpu_online_mask)
+		n += per_cpu_ptr(fs_cpus, cpu)->ready;
+	cpus_read_unlock();
+	return n;
+}
+
 /*
  * Process context. Folds every CPU's samples in and copies the merged table
  * for one reader; with @clear, the merged table and its counters restart
@@ -124,6 +138,7 @@ int fs_copy_take(struct fs_copy *copy, bool clear)
 	copy->running_ns = fs_running_ns();
 	copy->boottime_ns = ktime_get_boottime_ns();
 	copy->lockdown = fs.lockdown || fs_locked_down();
+	copy->nr_cpus = fs_nr_sampled_cpus();
 	if (clear) {
 		fs_table_clear(&fs.agg);
 		fs.run_total_ns = 0;
@@ -189,11 +204,9 @@ void fs_get_stats(struct flamestat_stats *st)
 			continue;
 		total += fs_table_bytes(&c->tab[0]) + fs_table_bytes(&c->tab[1]);
 		used += (c->tab[0].used + c->tab[1].used) * sizeof(u64);
-		if (fs.running && cpu_online(cpu) &&
-		    cpumask_test_cpu(cpu, &fs.cfg.cpus))
-			st->nr_cpus++;
 	}
 	cpus_read_unlock();
+	st->nr_cpus = fs.running ? fs_nr_sampled_cpus() : 0;
 	total += fs_table_bytes(&fs.agg) + fs_procdb_bytes(db) + db->mem_max;
 	used += fs.agg.used * sizeof(u64) + fs_procdb_bytes(db) +
 		atomic_long_read(&db->mem_used);

@@ -183,6 +183,7 @@ void fs_procdb_get(struct fs_procdb *db);
 void fs_procdb_put(struct fs_procdb *db);
 u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 		     struct task_struct *task, bool compat);
+void fs_procdb_check_ip(struct fs_procdb *db, u32 id, u64 ip);
 void fs_procdb_maintain(struct fs_procdb *db, bool sync);
 const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr);
 static inline struct fs_proc *fs_procdb_proc(struct fs_procdb *db, u32 id)
@@ -292,6 +293,7 @@ struct fs_copy {
 	struct fs_cfg cfg;
 	u64 running_ns;
 	u64 boottime_ns;
+	u32 nr_cpus;		/* CPUs sampled */
 	bool lockdown;
 };
 int fs_copy_take(struct fs_copy *copy, bool clear);

@@ -236,6 +236,27 @@ u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 	return id;
 }
 
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. @ip is where
+ * a process of @id was interrupted, so it lies in a mapping; if the
+ * recorded maps do not cover it they are stale (exec, dlopen, JIT) and
+ * the worker re-reads them, at most once per tick. Called only when a
+ * sample creates a new stack entry, which keeps it off the common path.
+ */
+void fs_procdb_check_ip(struct fs_procdb *db, u32 id, u64 ip)
+{
+	struct fs_proc *p = &db->procs[id - 1];
+	bool known;
+
+	rcu_read_lock();
+	known = fs_maps_find(rcu_dereference(p->maps), ip);
+	rcu_read_unlock();
+	if (known || READ_ONCE(p->last_scan) == jiffies)
+		return;
+	if (!test_and_set_bit(FS_PROC_SCAN, &p->bits))
+		queue_work(system_unbound_wq, &db->scan_work);
+}
+
 /* Any context: the mapping containing @addr, or NULL. */
 const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr)
 {

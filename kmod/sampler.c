@@ -60,6 +60,7 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
 	u32 flags = 0;
+	int added;
 
 	if (!regs) {
 		fs_drop(t, FLAMESTAT_DROP_NO_REGS);
@@ -129,9 +130,13 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	key->comm[sizeof(key->comm) - 1] = '\0';
 	key->hash = fs_entry_hash(key);
 
-	if (fs_table_add(t, key, 1)) {
+	added = fs_table_add(t, key, 1);
+	if (added < 0) {
 		fs_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
 	} else {
+		if (added && key->proc_id)
+			fs_procdb_check_ip(fs.procdb, key->proc_id,
+					   key->frames[nk]);
 		t->counts.recorded++;
 		t->counts.kernel_truncated +=
 			!!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);

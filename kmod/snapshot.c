@@ -374,6 +374,7 @@ out_unlock:
 	fs_stats_fill(&h->stats, &copy->counts);
 	h->stats.stacks = copy->nr_entries;
 	h->stats.running_ns = copy->running_ns;
+	h->stats.nr_cpus = copy->nr_cpus;
 	*bufp = s.buf;
 out_free:
 	fs_ksymset_free(&s.ksyms);

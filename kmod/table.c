@@ -99,7 +99,8 @@ static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
 
 /*
  * Count @count samples of the stack @key (whose ->hash is set) in @t.
- * Returns 0, or -ENOSPC when a new entry does not fit.
+ * Returns 0 when the stack was there, 1 when it is new, or -ENOSPC when a
+ * new entry does not fit.
  *
  * Called in hard-irq (hrtimer) on the owning CPU's table: must not sleep,
  * allocate or take locks; the caller guarantees a single writer.
@@ -129,7 +130,7 @@ int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count)
 	t->buckets[b] = off;
 	t->used += words;
 	t->nr_entries++;
-	return 0;
+	return 1;
 }
 
 void fs_counts_add(struct fs_counts *dst, const struct fs_counts *src)

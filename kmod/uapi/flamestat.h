@@ -105,7 +105,7 @@ struct flamestat_stats {
 	/* Time. */
 	__u64 running_ns;	/* time spent running since the last reset */
 	__u32 state;		/* FLAMESTAT_STATE_* */
-	__u32 nr_cpus;		/* CPUs with a running timer */
+	__u32 nr_cpus;		/* CPUs sampled (stats: 0 when stopped) */
 	__u64 reserved[6];
 };
 
@@ -183,6 +183,7 @@ enum flamestat_rec_type {
 	FLAMESTAT_REC_MAP = 3,	/* an executable mapping of a PROC */
 	FLAMESTAT_REC_KSYM = 4,	/* name of a kernel frame value */
 	FLAMESTAT_REC_STACK = 5, /* a unique stack and its count */
+	FLAMESTAT_REC_HOST = 16, /* added by the tool to saved .fstat files */
 };
 
 struct flamestat_rec {
@@ -269,6 +270,19 @@ struct flamestat_rec_stack {
 	char comm[FLAMESTAT_COMM_LEN];
 	__u32 pad;
 	__u64 frames[];
+};
+
+/*
+ * Where and when a saved recording was made; the module never emits it.
+ * Lets the tool tell whether the recording is from the running boot (the
+ * files and vDSO it names are then those on this machine now).
+ */
+struct flamestat_rec_host {
+	struct flamestat_rec hdr;
+	char boot_id[48];	/* /proc/sys/kernel/random/boot_id */
+	char release[72];	/* uname -r */
+	char hostname[72];
+	__u64 realtime_ns;	/* CLOCK_REALTIME when saved */
 };
 
 #endif /* _UAPI_FLAMESTAT_H */
