@@ -15,9 +15,12 @@ struct command {
 };
 
 static const struct command commands[] = {
-	/* Subcommands are added here as their files land. */
+	{ "record", do_record, "sample the system, processes or a command" },
+	{ "report", do_report, "top functions by self and total samples" },
+	{ "fold", do_fold, "folded stacks from a recording or the module" },
 	{ "svg", do_svg, "draw an interactive flame graph from folded stacks" },
 	{ "diff", do_diff, "differential flame graph of two folded profiles" },
+	{ "status", do_status, "is the module loaded, running, dropping?" },
 	{ NULL, NULL, NULL },
 };
 
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(prog, sizeof(prog), "flamestat %s", c->name);
 		fs_progname = prog;
+		/* getopt prefixes its messages with argv[0]. */
+		argv[1] = prog;
 		return c->fn(argc - 1, argv + 1);
 	}
 	fs_err("'%s' is not a command; 'flamestat --help' lists them",

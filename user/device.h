@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Talking to /dev/flamestat: open (loading the module), ioctls, snapshots. */
+#ifndef FLAMESTAT_DEVICE_H
+#define FLAMESTAT_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "uapi/flamestat.h"
+
+struct fs_dev {
+	int fd;
+	bool loaded_module;	/* this process loaded it */
+	struct flamestat_version version;
+};
+
+/*
+ * Opens the device read-write, loading the module first if @load and it is
+ * not loaded (modprobe, else insmod of the flamestat.ko beside the tool or
+ * in the build tree, with autostart=0). On failure prints one line naming
+ * the cause and the fix and returns the exit status (EXIT_PERM,
+ * EXIT_NOMODULE, EXIT_ABI, ...); 0 on success.
+ */
+int fs_dev_open(struct fs_dev *dev, bool load);
+void fs_dev_close(struct fs_dev *dev);
+
+/* Thin ioctl wrappers: 0, or -1 with errno set (and nothing printed). */
+int fs_dev_get_config(struct fs_dev *dev, struct flamestat_config *cfg);
+int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg);
+int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st);
+int fs_dev_cmd(struct fs_dev *dev, unsigned long cmd);
+
+/* Takes a snapshot and reads it whole into a malloc'ed buffer. */
+int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **buf,
+		    size_t *size);
+
+/* Why the module might be refused: lockdown, enforced signatures. */
+void fs_describe_load_policy(FILE *out);
+bool fs_module_loaded(void);
+
+/* Names of enum flamestat_drop values, for messages and reports. */
+const char *fs_drop_name(int reason);
+
+#endif
