@@ -55,6 +55,7 @@ struct elfsym_file {
 	bool layout_guessed;		/* segments reconstructed */
 	struct seg *segs;
 	size_t nr_segs;
+	uint64_t *addrs;		/* syms[i].addr, searched alone */
 	struct sym *syms;
 	size_t nr_syms;
 	char *names;			/* NUL-terminated names */
@@ -148,6 +149,7 @@ static void file_free(struct elfsym_file *f)
 	free(f->path);
 	free(f->symsrc);
 	free(f->segs);
+	free(f->addrs);
 	free(f->syms);
 	free(f->names);
 	free(f);
@@ -659,6 +661,10 @@ static void finish_syms(struct elfsym_file *f, struct loader *ld)
 		};
 	}
 	f->nr_syms = n;
+	/* A dense array of addresses keeps the binary search in cache. */
+	f->addrs = xreallocarray(NULL, n, sizeof(*f->addrs));
+	for (size_t i = 0; i < n; i++)
+		f->addrs[i] = f->syms[i].addr;
 	f->names = ld->pool.buf;
 	ld->pool.buf = NULL;
 	sb_free(&ld->pool);
@@ -926,16 +932,22 @@ static bool offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
 
 static const struct sym *find_sym(const struct elfsym_file *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nr_syms;
+	const uint64_t *a = f->addrs;
+	size_t lo = 0, n = f->nr_syms;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!n || a[0] > addr)
+		return NULL;
+	/*
+	 * Branch-free: the largest i with a[i] <= addr. Random frames make
+	 * the branches of a classic binary search mispredict half the time.
+	 */
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (f->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		lo = a[lo + half] <= addr ? lo + half : lo;
+		n -= half;
 	}
+	lo++;
 	/*
 	 * syms[lo - 1] starts at or before addr. Usually it covers addr;
 	 * if not, an earlier, longer symbol may (one function nested in

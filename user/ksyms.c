@@ -20,6 +20,7 @@ struct ksym {
 
 struct ksyms {
 	enum ksyms_state state;
+	uint64_t *addrs;	/* syms[i].addr, searched alone */
 	struct ksym *syms;
 	size_t nr_syms;
 	char *pool;
@@ -154,6 +155,10 @@ struct ksyms *ksyms_load(const char *path)
 		if (!n || ks->syms[i].addr != ks->syms[n - 1].addr)
 			ks->syms[n++] = ks->syms[i];
 	ks->nr_syms = n;
+	/* A dense array of addresses keeps the binary search in cache. */
+	ks->addrs = xreallocarray(NULL, n, sizeof(*ks->addrs));
+	for (size_t i = 0; i < n; i++)
+		ks->addrs[i] = ks->syms[i].addr;
 	return ks;
 }
 
@@ -164,6 +169,7 @@ void ksyms_free(struct ksyms *ks)
 	for (size_t i = 0; i < ks->nr_modules; i++)
 		free(ks->modules[i]);
 	free(ks->modules);
+	free(ks->addrs);
 	free(ks->syms);
 	free(ks->pool);
 	free(ks);
@@ -198,23 +204,22 @@ bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, bool is_ret,
 		  struct ksym_result *out)
 {
 	uint64_t look = is_ret ? addr - 1 : addr;
-	size_t lo = 0, hi = ks->nr_syms;
+	const uint64_t *a = ks->addrs;
+	size_t lo = 0, n = ks->nr_syms;
 	const struct ksym *k;
 
 	memset(out, 0, sizeof(*out));
-	if (is_ret && !addr)
+	if ((is_ret && !addr) || !n || a[0] > look)
 		return false;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* Branch-free: the largest lo with a[lo] <= look (see elfsym.c). */
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (ks->syms[mid].addr <= look)
-			lo = mid + 1;
-		else
-			hi = mid;
+		lo = a[lo + half] <= look ? lo + half : lo;
+		n -= half;
 	}
-	if (!lo)
-		return false;
-	k = &ks->syms[lo - 1];
+	k = &ks->syms[lo];
+	lo++;
 	/* The last symbol has no known end: only its own address is its. */
 	if (lo == ks->nr_syms && look != k->addr)
 		return false;

@@ -20,6 +20,21 @@ struct arena_chunk {
 	char data[];
 };
 
+/*
+ * The frame strings of recent frames: profiles repeat the same return
+ * addresses in stack after stack. Direct-mapped, keyed by where the
+ * address belongs (a file, or the kernel) and the address.
+ */
+#define MEMO_BITS	15
+
+struct memo {
+	const void *owner;
+	uint64_t addr;
+	const char *str;
+	bool is_ret;
+	bool resolved;
+};
+
 struct symbolizer {
 	struct symbolize_opts opts;	/* paths owned */
 	struct elfsym_cache *elf;
@@ -31,8 +46,42 @@ struct symbolizer {
 	size_t nr_strs, cap_strs;
 	struct arena_chunk *arena;
 	struct strbuf scratch;
+	struct memo *memo;		/* 1 << MEMO_BITS entries */
 	struct symbolize_stats stats;
 };
+
+static const char kernel_owner;	/* the memo's owner for kernel frames */
+
+static struct memo *memo_slot(struct symbolizer *s, const void *owner,
+			      uint64_t addr)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)owner ^ addr) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &s->memo[h >> (64 - MEMO_BITS)];
+}
+
+static const struct memo *memo_find(struct symbolizer *s, const void *owner,
+				    uint64_t addr, bool is_ret)
+{
+	const struct memo *m = memo_slot(s, owner, addr);
+
+	if (m->owner == owner && m->addr == addr && m->is_ret == is_ret &&
+	    m->str)
+		return m;
+	return NULL;
+}
+
+static const char *memo_put(struct symbolizer *s, const void *owner,
+			    uint64_t addr, bool is_ret, bool resolved,
+			    const char *str)
+{
+	*memo_slot(s, owner, addr) = (struct memo){
+		.owner = owner, .addr = addr, .str = str, .is_ret = is_ret,
+		.resolved = resolved,
+	};
+	return str;
+}
 
 static char *dup_opt(const char *s)
 {
@@ -57,6 +106,7 @@ struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
 	s->elf = elfsym_cache_new(&eo);
 	s->perfmaps = perfmap_cache_new(s->opts.perfmap_dir,
 					s->opts.proc_root);
+	s->memo = xcalloc((size_t)1 << MEMO_BITS, sizeof(*s->memo));
 	s->cap_strs = 1024;
 	s->strs = xcalloc(s->cap_strs, sizeof(*s->strs));
 	return s;
@@ -76,6 +126,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(c);
 	}
 	free(s->strs);
+	free(s->memo);
 	sb_free(&s->scratch);
 	free((char *)s->opts.sysroot);
 	free((char *)s->opts.debug_root);
@@ -163,9 +214,7 @@ static const char *intern(struct symbolizer *s, const char *p, size_t len)
 }
 
 /* Interning, with the formatted string built in the scratch buffer. */
-static const char *internf(struct symbolizer *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
+__attribute__((format(printf, 2, 3)))
 static const char *internf(struct symbolizer *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -198,25 +247,28 @@ static bool is_clean(const char *name)
 
 /*
  * A name as it goes out: demangled when asked and mangled (only for names
- * that come undemangled: kernel and JIT), suffixed, cleaned.
- * name_len: the part to demangle; the rest (" [module]") is kept.
+ * that come undemangled: kernel and JIT), suffixed, cleaned. A mangled
+ * name ends at the first space; the rest (" [module]") is kept as is.
  */
 static const char *emit(struct symbolizer *s, const char *name,
-			size_t name_len, bool try_demangle, const char *suffix)
+			bool try_demangle, const char *suffix)
 {
 	char *dem = NULL;
+	size_t len = 0;
 	const char *out;
 
 	if (try_demangle && !s->opts.raw && demangle_is_candidate(name)) {
-		char *bare = xstrndup(name, name_len);
+		char *bare;
 
+		len = strcspn(name, " ");
+		bare = xstrndup(name, len);
 		dem = demangle(bare);
 		free(bare);
 	}
 	if (!dem && !*suffix && is_clean(name))
 		return name;
-	out = internf(s, "%s%s%s", dem ? dem : "", dem ? name + name_len :
-		      name, suffix);
+	out = internf(s, "%s%s%s", dem ? dem : "", dem ? name + len : name,
+		      suffix);
 	free(dem);
 	return out;
 }
@@ -230,18 +282,18 @@ struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 	return elfsym_open(s->elf, path, build_id, build_id_len);
 }
 
-const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
-			   uint64_t off, bool is_ret)
+static const char *user_frame(struct symbolizer *s, struct elfsym_file *file,
+			      uint64_t off, bool is_ret, bool *resolved)
 {
 	const char *path = elfsym_file_path(file), *base;
 	struct elfsym_result r;
 	size_t len;
 
-	s->stats.user++;
+	*resolved = false;
 	if (!s->opts.addresses && elfsym_file_lookup(file, off, is_ret, &r) &&
 	    *r.name) {
-		s->stats.user_resolved++;
-		return emit(s, r.name, strlen(r.name), false, "");
+		*resolved = true;
+		return emit(s, r.name, false, "");
 	}
 	base = path_basename(path);
 	len = strlen(base);
@@ -249,6 +301,23 @@ const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
 		len -= strlen(" (deleted)");
 	return internf(s, "%.*s+0x%llx", (int)len, base,
 		       (unsigned long long)off);
+}
+
+const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
+			   uint64_t off, bool is_ret)
+{
+	const struct memo *m = memo_find(s, file, off, is_ret);
+	const char *str;
+	bool resolved;
+
+	s->stats.user++;
+	if (m) {
+		s->stats.user_resolved += m->resolved;
+		return m->str;
+	}
+	str = user_frame(s, file, off, is_ret, &resolved);
+	s->stats.user_resolved += resolved;
+	return memo_put(s, file, off, is_ret, resolved, str);
 }
 
 const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
@@ -261,8 +330,7 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 	    perfmap_lookup(s->perfmaps, tgid, ns_tgid, addr, is_ret, &r) &&
 	    *r.name) {
 		s->stats.jit_resolved++;
-		return emit(s, r.name, strlen(r.name), true,
-			    s->opts.annotate ? "_[j]" : "");
+		return emit(s, r.name, true, s->opts.annotate ? "_[j]" : "");
 	}
 	return internf(s, "[anon]+0x%llx%s", (unsigned long long)addr,
 		       s->opts.annotate ? "_[j]" : "");
@@ -302,7 +370,7 @@ const char *symbolize_vdso(struct symbolizer *s, uint64_t off, bool is_ret)
 	if (s->vdso && !s->opts.addresses &&
 	    elfsym_file_lookup(s->vdso, off, is_ret, &r) && *r.name) {
 		s->stats.vdso_resolved++;
-		return emit(s, r.name, strlen(r.name), false, "");
+		return emit(s, r.name, false, "");
 	}
 	return internf(s, "[vdso]+0x%llx", (unsigned long long)off);
 }
@@ -313,35 +381,46 @@ static const char *kernel_addr(struct symbolizer *s, uint64_t addr)
 		       s->opts.annotate ? "_[k]" : "");
 }
 
-const char *symbolize_kernel(struct symbolizer *s, uint64_t addr, bool is_ret)
+static const char *kernel_frame(struct symbolizer *s, uint64_t addr,
+				bool is_ret, bool *resolved)
 {
 	struct ksym_result r;
 
-	s->stats.kernel++;
+	*resolved = false;
 	if (s->opts.addresses)
 		return kernel_addr(s, addr);
 	if (!s->ksyms)
 		s->ksyms = ksyms_load(s->opts.kallsyms);
 	if (!ksyms_lookup(s->ksyms, addr, is_ret, &r))
 		return kernel_addr(s, addr);
-	s->stats.kernel_resolved++;
-	return emit(s, r.name, strlen(r.name) -
-		    (r.module ? strlen(r.module) + 3 : 0), true,
-		    s->opts.annotate ? "_[k]" : "");
+	*resolved = true;
+	return emit(s, r.name, true, s->opts.annotate ? "_[k]" : "");
+}
+
+const char *symbolize_kernel(struct symbolizer *s, uint64_t addr, bool is_ret)
+{
+	const struct memo *m = memo_find(s, &kernel_owner, addr, is_ret);
+	const char *str;
+	bool resolved;
+
+	s->stats.kernel++;
+	if (m) {
+		s->stats.kernel_resolved += m->resolved;
+		return m->str;
+	}
+	str = kernel_frame(s, addr, is_ret, &resolved);
+	s->stats.kernel_resolved += resolved;
+	return memo_put(s, &kernel_owner, addr, is_ret, resolved, str);
 }
 
 const char *symbolize_kernel_named(struct symbolizer *s, const char *name,
 				   uint64_t addr)
 {
-	const char *mod;
-
 	s->stats.kernel++;
 	if (s->opts.addresses || !name || !*name)
 		return kernel_addr(s, addr);
 	s->stats.kernel_resolved++;
-	mod = strstr(name, " [");
-	return emit(s, name, mod ? (size_t)(mod - name) : strlen(name), true,
-		    s->opts.annotate ? "_[k]" : "");
+	return emit(s, name, true, s->opts.annotate ? "_[k]" : "");
 }
 
 const char *symbolize_unknown(struct symbolizer *s, uint64_t addr)

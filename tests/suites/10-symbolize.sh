@@ -1,0 +1,290 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The symbolizer (user/elfsym, demangle, perfmap, ksyms, symbolize) on the
+# host: unit tests, ELF files built here (PIE, non-PIE, shared library,
+# C++, Rust names, stripped binaries with debug files found by
+# .gnu_debuglink and by build-id, a binary replaced by another build, a
+# missing file), golden files for kallsyms and perf maps, and one run of
+# it all under valgrind. Expected offsets come from nm and readelf, not
+# from the code under test. BLESS=1 rewrites the golden files.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+
+FIX=$TOP/tests/fixtures/symbolize
+OUT=$BUILD/symbolize
+UNIT=$BUILD/unit
+TMP=$(mktemp -d "$BUILD/symbolize-tmp.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+if ! log=$("$FIX/build.sh" "$OUT" 2>&1); then
+	fail symbolize-fixtures "$(printf '%s' "$log" | tail -n 5 | tr '\n' '|')"
+	exit 1
+fi
+pass symbolize-fixtures
+if ! log=$(make -s -C "$TOP/tests/unit" BUILD="$BUILD" -j2 2>&1); then
+	fail symbolize-unit-build "$(printf '%s' "$log" | tail -n 5 | tr '\n' '|')"
+	exit 1
+fi
+pass symbolize-unit-build
+
+"$UNIT/symunit" "$FIX" "$OUT" "$TMP" || echo "# symunit exited with $?"
+
+# --- where functions are, from binutils ---
+
+# symaddr FILE SYM: SYM's address (hex, no 0x) from the symbol table.
+symaddr() {
+	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
+}
+
+# symsize FILE SYM: SYM's size in bytes (decimal).
+symsize() {
+	local s
+	s=$(nm -S "$1" | awk -v s="$2" 'NF == 4 && $4 == s { print $2; exit }')
+	[ -n "$s" ] && echo $((16#$s))
+}
+
+# vaddr2off FILE VADDR_HEX: the file offset the PT_LOAD headers map it to.
+vaddr2off() {
+	local va=$((16#$2)) off vaddr fsz
+	while read -r _ off vaddr _ fsz _; do
+		if ((va >= vaddr && va < vaddr + fsz)); then
+			printf '0x%x\n' $((va - vaddr + off))
+			return 0
+		fi
+	done < <(readelf -lW "$1" | awk '$1 == "LOAD"')
+	return 1
+}
+
+# off FILE SYM [DELTA]: file offset of SYM + DELTA, "0x..." ("" if none).
+off() {
+	local a
+	a=$(symaddr "$1" "$2")
+	[ -n "$a" ] || return 0
+	vaddr2off "$1" "$(printf '%x' $((16#$a + ${3:-0})))"
+}
+
+build_id() {
+	readelf -n "$1" | sed -n 's/.*Build ID: *//p'
+}
+
+# --- queries: q NAME "SYMTEST OPTIONS" "QUERY" "EXPECTED" ---
+
+declare -a QN QO QQ QE
+q() {
+	QN+=("$1")
+	QO+=("$2")
+	QQ+=("$3")
+	QE+=("$4")
+}
+
+# A query whose offset could not be computed is a broken fixture.
+need() {
+	local name=$1
+	shift
+	for v in "$@"; do
+		if [ -z "$v" ]; then
+			fail "$name" "fixture symbol missing (nm/readelf found nothing)"
+			return 1
+		fi
+	done
+}
+
+DR="--debug-root $OUT/debugroot"
+P=$OUT/fx_pie
+
+# PIE executable
+o_leaf=$(off "$P" fx_leaf 2)
+o_static=$(off "$P" fx_static_helper 1)
+o_middle=$(off "$P" fx_middle)
+o_after=$(off "$P" fx_after_dies)
+dies_end=$((16#$(symaddr "$P" fx_dies) + $(symsize "$P" fx_dies)))
+after=$((16#$(symaddr "$P" fx_after_dies)))
+if [ "$dies_end" = "$after" ]; then
+	pass fixture-call-at-function-end
+else
+	fail fixture-call-at-function-end "fx_dies ends at $dies_end, fx_after_dies starts at $after"
+fi
+need pie "$o_leaf" "$o_static" "$o_middle" "$o_after" &&
+{
+q pie-leaf "$DR" "user $P $o_leaf" fx_leaf
+q pie-local-function "$DR" "user $P $o_static" fx_static_helper
+q pie-function-start "$DR" "user $P $o_middle" fx_middle
+q pie-return-address-at-function-end "$DR" "user $P $o_after ret" fx_dies
+q pie-leaf-at-next-function-start "$DR" "user $P $o_after" fx_after_dies
+q pie-return-address-inside "$DR" "user $P $o_leaf ret" fx_leaf
+q pie-alias-shorter-name "$DR" "user $P $(off "$P" fx_aliased_impl 1)" fx_alias
+q pie-alias-global-over-weak "$DR" "user $P $(off "$P" fx_weak 1)" __fx_strong
+q pie-rust-legacy "$DR" "user $P $(off "$P" _ZN4core3fmt5write17h0123456789abcdefE 1)" core::fmt::write
+q pie-rust-v0 "$DR" "user $P $(off "$P" _RNvNtCs1234_7mycrate4util3foo 1)" mycrate::util::foo
+q pie-rust-v0-semicolon "$DR" "user $P $(off "$P" _RNvMs_NtCs1234_7mycrate4utilINtB4_3BufAhj10_E3len 1)" "<mycrate::util::Buf<[u8: 16]>>::len"
+q pie-asm-notype-extends "$DR" "user $P $(off "$P" fx_asm_notype 5)" fx_asm_notype
+q pie-asm-sized "$DR" "user $P $(off "$P" fx_asm_sized 1)" fx_asm_sized
+o_tag=$(off "$P" fx_tag)
+q pie-data-unresolved "$DR" "user $P $o_tag" "fx_pie+$o_tag"
+q pie-raw-rust "$DR --raw" "user $P $(off "$P" _ZN4core3fmt5write17h0123456789abcdefE 1)" _ZN4core3fmt5write17h0123456789abcdefE
+q pie-addresses "$DR --addresses" "user $P $o_leaf" "fx_pie+$o_leaf"
+q pie-sysroot "$DR --sysroot $OUT/sysroot" "user /usr/bin/fx_sys $o_leaf" fx_leaf
+}
+
+# Non-PIE executable: addresses are not file offsets here.
+N=$OUT/fx_nopie
+q nopie-leaf "$DR" "user $N $(off "$N" fx_leaf 2)" fx_leaf
+q nopie-local-function "$DR" "user $N $(off "$N" fx_static_helper 1)" fx_static_helper
+q nopie-main "$DR" "user $N $(off "$N" main 4)" main
+
+# Shared library, then stripped to .dynsym.
+L=$OUT/libfx.so
+LS=$OUT/libfx_stripped.so
+o_smul=$(off "$L" fxlib_static_mul 1)
+q lib-exported "$DR" "user $L $(off "$L" fxlib_add 1)" fxlib_add
+q lib-static "$DR" "user $L $o_smul" fxlib_static_mul
+q lib-hidden "$DR" "user $L $(off "$L" fxlib_hidden 1)" fxlib_hidden
+q lib-stripped-dynsym "$DR" "user $LS $(off "$L" fxlib_apply 3)" fxlib_apply
+q lib-stripped-static-unresolved "$DR" "user $LS $o_smul" "libfx_stripped.so+$o_smul"
+
+# C++
+C=$OUT/fx_cxx
+q cxx-operator "$DR" "user $C $(off "$C" _ZNK4fxns3VecplERKS0_ 1)" "fxns::Vec::operator+"
+q cxx-template-int "$DR" "user $C $(off "$C" _ZN4fxns5scaleIiEET_S1_ 1)" "fxns::scale<int>"
+q cxx-template-double "$DR" "user $C $(off "$C" _ZN4fxns5scaleIdEET_S1_ 1)" "fxns::scale<double>"
+q cxx-virtual-method "$DR" "user $C $(off "$C" _ZN4fxns6Widget4drawEi 1)" "fxns::Widget::draw"
+q cxx-overload-int "$DR" "user $C $(off "$C" _ZN4fxns6detail10overloadedEi 1)" "fxns::detail::overloaded"
+q cxx-overload-double "$DR" "user $C $(off "$C" _ZN4fxns6detail10overloadedEd 1)" "fxns::detail::overloaded"
+q cxx-lambda "$DR" "user $C $(off "$C" _ZZ4mainENKUliE_clEi 1)" "main::{lambda(int)#1}::operator()"
+q cxx-raw "$DR --raw" "user $C $(off "$C" _ZNK4fxns3VecplERKS0_ 1)" _ZNK4fxns3VecplERKS0_
+
+# Stripped, symbols in a debug file named by .gnu_debuglink.
+for v in a b c; do
+	q "debuglink-$v" "$DR" "user $OUT/fx_dl_$v $(off "$OUT/fx_dl_$v.full" fx_middle 1)" fx_middle
+done
+o_bad=$(off "$OUT/fx_dl_bad.full" fx_middle 1)
+q debuglink-crc-mismatch-unresolved "$DR" "user $OUT/fx_dl_bad $o_bad" "fx_dl_bad+$o_bad"
+
+# Stripped, debug file found by build-id.
+B=$OUT/fx_bid
+bid_b=$(build_id "$B")
+q build-id-recorded "$DR" "user $B $(off "$B.full" fx_leaf 1) $bid_b" fx_leaf
+q build-id-from-file "$DR" "user $B $(off "$B.full" fx_middle 1)" fx_middle
+q build-id-no-debug-root "--debug-root $TMP/none" "user $B $(off "$B.full" fx_leaf 1) $bid_b" "fx_bid+$(off "$B.full" fx_leaf 1)"
+
+# fx_repl was replaced (build B) after builds A1 and A2 were recorded.
+R=$OUT/fx_repl
+bid_a1=$(build_id "$R"_a1.full)
+bid_a2=$(build_id "$R"_a2.full)
+bid_rb=$(build_id "$R")
+o_a1=$(off "$R"_a1.full fx_leaf 1)
+o_a2=$(off "$R"_a2.full fx_middle 1)
+need replaced "$bid_a1" "$bid_a2" "$bid_rb" "$o_a1" "$o_a2" &&
+{
+q fixture-replaced-file-differs "$DR" "user $R $o_a1 $bid_rb" '!fx_leaf'
+q replaced-no-debug-file-unresolved "$DR" "user $R $o_a1 $bid_a1" "fx_repl+$o_a1"
+q replaced-debug-file-by-build-id "$DR" "user $R $o_a2 $bid_a2" fx_middle
+q replaced-debug-file-return-address "$DR" "user $R $(off "$R"_a2.full fx_after_dies) ret $bid_a2" fx_dies
+q replaced-current-build "$DR" "user $R $(off "$R" fx_variant_pad 1) $bid_rb" fx_variant_pad
+q replaced-no-recorded-build-id "$DR" "user $R $(off "$R" fx_variant_pad 1)" fx_variant_pad
+q missing-file-debug-by-build-id "$DR" "user /nonexistent/fx_gone $o_a2 $bid_a2" fx_middle
+}
+
+# Missing and deleted files.
+q missing-file "$DR" "user /nonexistent/dir/libgone.so 0x1234" "libgone.so+0x1234"
+q missing-file-return-address "$DR" "user /nonexistent/dir/libgone.so 0x1234 ret" "libgone.so+0x1234"
+q deleted-unverified "$DR" "user $P (deleted) $o_leaf" "fx_pie+$o_leaf"
+q deleted-build-id-verified "$DR" "user $P (deleted) $o_leaf $(build_id "$P")" fx_leaf
+q relative-path "$DR" "user fx_pie $o_leaf" "fx_pie+$o_leaf"
+
+# The vDSO, from our own (the suite runs on the machine it profiles).
+if "$UNIT/symunit" --dump-vdso "$TMP/vdso.so" &&
+   vs=$(nm -D --defined-only "$TMP/vdso.so" | awk '$3 ~ /^__vdso_clock_gettime@/ { print $1; exit }') &&
+   [ -n "$vs" ]; then
+	o_vdso=$(vaddr2off "$TMP/vdso.so" "$(printf '%x' $((16#$vs + 1)))")
+	q vdso-local "--local-vdso" "vdso $o_vdso" __vdso_clock_gettime
+	q vdso-not-local "" "vdso $o_vdso" "[vdso]+$o_vdso"
+else
+	skip vdso-local "no __vdso_clock_gettime in this machine's vDSO"
+fi
+
+# Run each group of queries with the same options through one symtest.
+declare -A seen
+for i in "${!QN[@]}"; do
+	opts=${QO[$i]}
+	[ -n "${seen["x$opts"]+x}" ] && continue
+	seen["x$opts"]=1
+	idx=()
+	for j in "${!QN[@]}"; do
+		[ "${QO[$j]}" = "$opts" ] && idx+=("$j")
+	done
+	for j in "${idx[@]}"; do
+		printf '%s\n' "${QQ[$j]}"
+	done > "$TMP/q"
+	# shellcheck disable=SC2086
+	if ! "$UNIT/symtest" $opts < "$TMP/q" > "$TMP/a" 2> "$TMP/err"; then
+		for j in "${idx[@]}"; do
+			fail "${QN[$j]}" "symtest $opts failed: $(tr '\n' '|' < "$TMP/err")"
+		done
+		continue
+	fi
+	mapfile -t got < "$TMP/a"
+	k=0
+	for j in "${idx[@]}"; do
+		want=${QE[$j]}
+		g=${got[$k]-}
+		k=$((k + 1))
+		if [ "${want:0:1}" = "!" ]; then
+			if [ "$g" != "${want:1}" ]; then
+				pass "${QN[$j]}"
+			else
+				fail "${QN[$j]}" "${QQ[$j]}: got '$g', must differ"
+			fi
+		elif [ "$g" = "$want" ]; then
+			pass "${QN[$j]}"
+		else
+			fail "${QN[$j]}" "${QQ[$j]}: got '$g', want '$want'"
+		fi
+	done
+done
+
+# What verbose output says about the files above.
+{
+	printf 'user %s %s %s\n' "$R" "$o_a1" "$bid_a1"
+	printf 'user %s %s %s\n' "$R" "$o_a2" "$bid_a2"
+	printf 'user %s 0x10\n' "$LS"
+	echo dump
+} > "$TMP/q"
+# shellcheck disable=SC2086
+"$UNIT/symtest" $DR < "$TMP/q" > "$TMP/dump" 2>&1
+check dump-replaced-file grep -q "^$R \[$bid_a1\]: file replaced since recording" "$TMP/dump"
+check dump-layout-guessed grep -q "^$R \[$bid_a2\]: .* symbols from .*\.build-id/.*(layout guessed)" "$TMP/dump"
+check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
+
+# Golden files: kallsyms and perf maps.
+for d in "$FIX"/golden/*/; do
+	name=golden-$(basename "$d")
+	args=$(sed "s|@FIX@|$FIX|g" "$d/args")
+	# shellcheck disable=SC2086
+	if ! "$UNIT/symtest" $args < "$d/in" > "$TMP/golden" 2>&1; then
+		fail "$name" "symtest failed: $(tail -n 3 "$TMP/golden" | tr '\n' '|')"
+	elif [ "${BLESS:-0}" = 1 ]; then
+		cp "$TMP/golden" "$d/out"
+		pass "$name (blessed)"
+	elif diff -u "$d/out" "$TMP/golden" > "$TMP/diff"; then
+		pass "$name"
+	else
+		fail "$name" "$(head -n 12 "$TMP/diff" | tr '\n' '|')"
+	fi
+done
+
+# Once more under valgrind: no invalid access, no leak.
+if command -v valgrind > /dev/null; then
+	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+	# shellcheck disable=SC2086
+	check valgrind-symunit $vg "$UNIT/symunit" "$FIX" "$OUT" "$TMP"
+	printf '%s\n' "${QQ[@]}" dump > "$TMP/all"
+	# shellcheck disable=SC2086
+	check valgrind-symtest-user $vg "$UNIT/symtest" $DR --local-vdso < "$TMP/all"
+	# shellcheck disable=SC2086
+	check valgrind-symtest-jit $vg "$UNIT/symtest" $(sed "s|@FIX@|$FIX|g" "$FIX/golden/jit/args") < "$FIX/golden/jit/in"
+	# shellcheck disable=SC2086
+	check valgrind-symtest-kernel $vg "$UNIT/symtest" $(sed "s|@FIX@|$FIX|g" "$FIX/golden/kernel/args") < "$FIX/golden/kernel/in"
+else
+	skip valgrind "valgrind not installed"
+fi
