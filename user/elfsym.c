@@ -387,7 +387,7 @@ static bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 
 /*
  * The file .gnu_debuglink of bin names, in the places gdb looks, with the
- * CRC32 it records (and the build-id, when both files have one).
+ * same build-id or, when either file has none, the CRC32 the link records.
  */
 static bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
 			  const char *recorded_path, struct ehandle *out)
@@ -433,13 +433,18 @@ static bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
 			  xasprintf("%s%s/%s", c->debug_root, rdir, name);
 
 		if (!eh_open(out, p)) {
+			/*
+			 * Equal build-ids say more than the CRC, and spare
+			 * reading a big debug file whole; without them the
+			 * CRC decides.
+			 */
 			found = !(out->dev == bin->dev &&
 				  out->ino == bin->ino) &&
-				file_crc32(out->fd, &got) && got == crc &&
 				has_symtab(out->elf) &&
-				(!bin->build_id_full || !out->build_id_full ||
+				(bin->build_id_full && out->build_id_full ?
 				 bid_matches(bin->build_id, bin->build_id_len,
-					     out));
+					     out) :
+				 file_crc32(out->fd, &got) && got == crc);
 			if (!found)
 				eh_close(out);
 		}

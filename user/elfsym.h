@@ -31,7 +31,8 @@
  * .symtab, a separate debug file supplies one, found in this order:
  *   <debug_root>/.build-id/<xx>/<rest>.debug (its build-id must match),
  *   .gnu_debuglink: <dir>/<name>, <dir>/.debug/<name>,
- *                   <debug_root><dir>/<name> (the CRC32 must match).
+ *                   <debug_root><dir>/<name> (the build-id must match;
+ *                   when either file has none, the link's CRC32).
  * Kept: STT_FUNC and STT_GNU_IFUNC defined symbols, and STT_NOTYPE symbols
  * in executable sections (hand-written assembly) whose name does not start
  * with '.' or '$' (assembler and annotation labels). A "@VERSION" or
@@ -43,7 +44,8 @@
  * order of the name. So glibc's malloc wins over __libc_malloc.
  *
  * Sizes. A zero-sized symbol extends to the next symbol's address but not
- * past the end of its executable section. A symbol is matched only inside
+ * past the end of its executable section; a size reaching past the end of
+ * its section (a damaged file) is cut there. A symbol is matched only inside
  * [address, address + size): addresses in padding between functions stay
  * unresolved rather than being charged to the previous function.
  *

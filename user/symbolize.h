@@ -32,7 +32,9 @@
  * unresolved.
  *
  * Returned strings are owned by the symbolizer and stay valid until
- * symbolizer_free(). Not thread-safe.
+ * symbolizer_free(). The strings of recent user and kernel frames are
+ * remembered by (file or kernel, address, is_return_addr), so a frame that
+ * recurs in many stacks costs one table probe. Not thread-safe.
  */
 
 struct symbolizer;

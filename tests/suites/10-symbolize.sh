@@ -154,9 +154,14 @@ q cxx-lambda "$DR" "user $C $(off "$C" _ZZ4mainENKUliE_clEi 1)" "main::{lambda(i
 q cxx-raw "$DR --raw" "user $C $(off "$C" _ZNK4fxns3VecplERKS0_ 1)" _ZNK4fxns3VecplERKS0_
 
 # Stripped, symbols in a debug file named by .gnu_debuglink.
-for v in a b c; do
+for v in a b c nobid; do
 	q "debuglink-$v" "$DR" "user $OUT/fx_dl_$v $(off "$OUT/fx_dl_$v.full" fx_middle 1)" fx_middle
 done
+if [ -z "$(build_id "$OUT/fx_dl_bad")" ] && [ -z "$(build_id "$OUT/fx_dl_nobid")" ]; then
+	pass fixture-debuglink-without-build-id
+else
+	fail fixture-debuglink-without-build-id "fx_dl_bad or fx_dl_nobid has a build-id"
+fi
 o_bad=$(off "$OUT/fx_dl_bad.full" fx_middle 1)
 q debuglink-crc-mismatch-unresolved "$DR" "user $OUT/fx_dl_bad $o_bad" "fx_dl_bad+$o_bad"
 
