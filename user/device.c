@@ -198,7 +198,7 @@ static int load_module(struct fs_dev *dev)
 /* devtmpfs creates the node at once; udev may take a moment to adjust it. */
 static int open_retry(int tries)
 {
-	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct timespec ts = { 0, 50L * 1000 * 1000 };
 	int fd = -1;
 
 	while (tries-- > 0) {

@@ -110,8 +110,8 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 {
 	struct file_cache *fc = xcalloc(s->nr_files ? s->nr_files : 1,
 					sizeof(*fc));
-	const char **frames = NULL;
-	size_t cap = 0, i;
+	size_t cap = 64, i;
+	const char **frames = xcalloc(cap, sizeof(*frames));
 	struct strbuf cpu = { 0 }, comm = { 0 };
 	struct profile_meta meta;
 	int ret = 0;
@@ -124,7 +124,7 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		size_t n = 0, j;
 
 		if (cap < nk + nu + 6) {
-			cap = nk + nu + 6;
+			cap = nk + nu + 6;	/* roots, markers, delimiter */
 			frames = xreallocarray(frames, cap, sizeof(*frames));
 		}
 		sb_reset(&cpu);
