@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for guest tests (busybox sh, sourced as /tests/lib.sh): load and
+# unload the module, run workloads, read folded stacks and counters, name
+# user frames, and record checks.
+#
+# A test calls check/expect_* for each property (each prints "ok - ..." or
+# "not ok - ..."), die for a failed precondition, and ends with finish,
+# which exits 1 when any check failed. On exit the module is unloaded and
+# background workloads are killed.
+
+FS_KO=/lib/flamestat/flamestat.ko
+FS_DEV=/dev/flamestat
+FS_STATS=/sys/class/misc/flamestat/stats
+FS_WL=/opt/workloads
+FS_SYMS=/etc/flamestat/syms
+: "${FS_TEST:=$(basename "$0" .sh)}"
+: "${FS_TMP:=/tmp/fs-test/$FS_TEST}"
+: "${FS_ARTIFACTS:=/artifacts/$FS_TEST}"
+mkdir -p "$FS_TMP" "$FS_ARTIFACTS"
+FS_FAILS=0
+FS_BG=""
+
+log() { echo "# $*"; }
+ok() { echo "ok - $*"; }
+not_ok() {
+	echo "not ok - $*"
+	FS_FAILS=$((FS_FAILS + 1))
+}
+die() {
+	not_ok "$*"
+	exit 1
+}
+finish() {
+	if [ "$FS_FAILS" -gt 0 ]; then
+		echo "# $FS_FAILS check(s) failed"
+		exit 1
+	fi
+	exit 0
+}
+
+# check DESC CMD...: CMD must succeed; its output is shown when it fails.
+check() {
+	_d=$1
+	shift
+	if _o=$("$@" 2>&1); then
+		ok "$_d"
+	else
+		not_ok "$_d"
+		printf '%s\n' "$_o" | tail -n 20 | sed 's/^/#   /'
+	fi
+}
+# check_not DESC CMD...: CMD must fail.
+check_not() {
+	_d=$1
+	shift
+	if _o=$("$@" 2>&1); then
+		not_ok "$_d"
+		printf '%s\n' "$_o" | tail -n 20 | sed 's/^/#   /'
+	else
+		ok "$_d"
+	fi
+}
+expect_eq() { # DESC GOT WANT
+	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else not_ok "$1: got '$2', want '$3'"; fi
+}
+expect_ge() { # DESC GOT MIN (integers)
+	if [ "$2" -ge "$3" ] 2>/dev/null; then ok "$1 ($2 >= $3)"; else not_ok "$1: got '$2', want >= $3"; fi
+}
+expect_le() { # DESC GOT MAX (integers)
+	if [ "$2" -le "$3" ] 2>/dev/null; then ok "$1 ($2 <= $3)"; else not_ok "$1: got '$2', want <= $3"; fi
+}
+
+# Time since boot in milliseconds.
+now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
+
+# ---- the module ----
+
+# fs_load [PARAM=VALUE...]: insmod, and wait for /dev/flamestat.
+fs_load() {
+	[ -f "$FS_KO" ] || die "no module at $FS_KO"
+	if ! _o=$(insmod "$FS_KO" "$@" 2>&1); then
+		echo "$_o" | sed 's/^/#   /'
+		dmesg | tail -n 20 | sed 's/^/#   dmesg: /'
+		die "insmod flamestat.ko $*"
+	fi
+	_i=0
+	while [ ! -c "$FS_DEV" ] && [ $_i -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ -c "$FS_DEV" ] || die "$FS_DEV did not appear after insmod"
+}
+
+# fs_unload: rmmod; true when the module and its device are gone.
+fs_unload() {
+	rmmod flamestat || return 1
+	[ ! -d /sys/module/flamestat ] && [ ! -e "$FS_DEV" ]
+}
+
+fs_loaded() { [ -d /sys/module/flamestat ]; }
+
+# fs_write TEXT: write TEXT to the device in one write(2); on failure the
+# error (e.g. "Invalid argument") is in $FS_WRITE_ERR.
+fs_write() {
+	FS_WRITE_ERR=""
+	if printf '%s' "$1" | dd of="$FS_DEV" bs=4096 conv=notrunc 2>"$FS_TMP/.werr"; then
+		return 0
+	fi
+	FS_WRITE_ERR=$(sed -n 's/.*: //p' "$FS_TMP/.werr" | head -n 1)
+	return 1
+}
+
+# fs_read FILE: the folded stacks (cat /dev/flamestat) into FILE.
+fs_read() { cat "$FS_DEV" >"$1"; }
+
+# fs_stat NAME: one counter of /sys/class/misc/flamestat/stats.
+fs_stat() { awk -v k="$1" '$1 == k {print $2; f = 1} END {exit !f}' "$FS_STATS"; }
+
+# fs_stats_balance: "samples recorded dropped" from one read of the stats,
+# dropped being the sum of every dropped_* counter.
+fs_stats_balance() {
+	awk '$1 == "samples" {s = $2} $1 == "recorded" {r = $2}
+	     $1 ~ /^dropped_/ {d += $2} END {print s + 0, r + 0, d + 0}' "$FS_STATS"
+}
+
+# ---- folded stacks ----
+
+# fs_sum FILE [ERE]: total count of the lines whose stack matches ERE.
+fs_sum() {
+	awk -v re="${2:-.}" '{n = $NF; s = $0; sub(/ [0-9]+$/, "", s)}
+		s ~ re {t += n} END {print t + 0}' "$1"
+}
+
+# fs_symbolize < folded > folded: names the user frames "FILE+0xOFF" of
+# the workloads from their symbol tables (built on the host); other
+# frames stay as they are. Return addresses (all user frames but the
+# leaf) are looked up one byte back, inside the call.
+fs_symbolize() {
+	awk -v dir="$FS_SYMS" '
+	function hex(s,   i, c, v) {
+		v = 0
+		s = tolower(s)
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1))
+			if (!c) return -1
+			v = v * 16 + c - 1
+		}
+		return v
+	}
+	function load(file,   path, line, f) {
+		if (file in loaded) return
+		loaded[file] = 1
+		path = dir "/" file ".syms"
+		while ((getline line < path) > 0) {
+			split(line, f, " ")
+			n = ++nsym[file]
+			lo[file, n] = f[1]; hi[file, n] = f[2]; nm[file, n] = f[3]
+		}
+		close(path)
+	}
+	function name(frame, leaf,   p, file, off, i) {
+		p = index(frame, "+0x")
+		if (!p) return frame
+		file = substr(frame, 1, p - 1)
+		off = hex(substr(frame, p + 3))
+		if (off < 0) return frame
+		load(file)
+		if (!leaf) off--
+		for (i = 1; i <= nsym[file]; i++)
+			if (off >= lo[file, i] && off < hi[file, i])
+				return nm[file, i]
+		return frame
+	}
+	{
+		cnt = $NF
+		s = $0
+		sub(/ [0-9]+$/, "", s)
+		nf = split(s, f, ";")
+		leaf = 0
+		for (i = nf; i > 1; i--)
+			if (f[i] !~ /_\[k\]$/) { leaf = i; break }
+		out = f[1]
+		for (i = 2; i <= nf; i++)
+			out = out ";" (i <= leaf ? name(f[i], i == leaf) : f[i])
+		print out, cnt
+	}'
+}
+
+# ---- workloads ----
+
+# wl NAME ARGS...: run a workload in the foreground.
+wl() {
+	_w=$1
+	shift
+	"$FS_WL/$_w" "$@"
+}
+
+# wl_bg NAME ARGS...: start a workload in the background; $! is its pid.
+wl_bg() {
+	_w=$1
+	shift
+	"$FS_WL/$_w" "$@" &
+	FS_BG="$FS_BG $!"
+}
+
+# wl_wait: wait for the background workloads; false if one failed.
+wl_wait() {
+	_rc=0
+	for _p in $FS_BG; do
+		wait "$_p" || _rc=1
+	done
+	FS_BG=""
+	return $_rc
+}
+
+# ---- artifacts ----
+
+# artifact FILE [NAME]: FILE comes out of the guest as
+# <outdir>/artifacts/<test>/NAME.
+artifact() { cp "$1" "$FS_ARTIFACTS/${2:-$(basename "$1")}"; }
+
+fs_cleanup() {
+	for _p in $FS_BG; do
+		kill -9 "$_p" 2>/dev/null
+	done
+	fs_loaded && rmmod flamestat 2>/dev/null
+	return 0
+}
+trap fs_cleanup EXIT

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boots the guest kernel with an initramfs from mkinitramfs.sh under QEMU,
+# watches its report channel, and stops it when it is done or stuck.
+#
+#   tests/vm/boot.sh -i INITRAMFS -o OUTDIR [options]
+#     --smp N            vCPUs (default 2)
+#     --mem MB           memory (default 1024)
+#     --append "ARGS"    extra kernel command line (e.g. lockdown=confidentiality)
+#     --icount           deterministic time: -icount shift=0 (needs --smp 1)
+#     --accel A          auto (default: KVM if it boots here, else TCG), kvm, tcg
+#     --boot-timeout S   limit for booting and for the gaps between tests (180)
+#     --grace S          time a test may run past its own timeout (60)
+#     --disk-mb MB       size of the artifact disk (64; 0: none)
+#     --kver R           guest kernel release (default: the module's vermagic)
+#     --shell            console on this terminal, a shell after the tests
+#
+# OUTDIR gets console.log (ttyS0: the kernel console), channel.log (ttyS1:
+# the report of guest-init.sh), artifacts/ (what the tests saved) and
+# status: "done", "timeout WHERE" or "died WHERE". Exit status 0 when the
+# guest finished its list, 3 when it was stopped on a timeout, 4 when it
+# died (panic, QEMU error); the caller shows console.log's tail.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+initrd="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}
+boot_timeout=180 grace=60 disk_mb=64 kver="" shell=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-i) initrd=$2; shift ;;
+	-o) out=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--append) append=$2; shift ;;
+	--icount) icount=1 ;;
+	--accel) accel=$2; shift ;;
+	--boot-timeout) boot_timeout=$2; shift ;;
+	--grace) grace=$2; shift ;;
+	--disk-mb) disk_mb=$2; shift ;;
+	--kver) kver=$2; shift ;;
+	--shell) shell=1 ;;
+	-h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
+	esac
+	shift
+done
+[ -f "$initrd" ] || vm_die "boot: -i INITRAMFS is required"
+[ -n "$out" ] || vm_die "boot: -o OUTDIR is required"
+[ -n "$kver" ] || kver=$(vm_kver)
+kernel=$(vm_kernel_image "$kver")
+if [ $icount = 1 ]; then
+	# -icount hangs at boot with more than one vCPU (machine.md).
+	[ "$smp" = 1 ] || vm_die "boot: --icount needs --smp 1"
+	accel=tcg
+fi
+
+mkdir -p "$out"
+rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$out/disk.img"
+: >"$out/console.log"
+: >"$out/channel.log"
+
+accel_args=$(vm_accel_args "$accel" "$kernel")
+cmdline="console=ttyS0,115200 quiet panic=-1${append:+ $append}"
+[ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
+# shellcheck disable=SC2206 # $accel_args is a list of QEMU arguments
+qemu=(qemu-system-x86_64 $accel_args -smp "$smp" -m "$mem"
+	-nodefaults -no-user-config -display none -no-reboot
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+[ $icount = 1 ] && qemu+=(-icount shift=0)
+if [ "$disk_mb" -gt 0 ]; then
+	truncate -s "${disk_mb}M" "$out/disk.img"
+	qemu+=(-drive "file=$out/disk.img,format=raw,if=virtio,cache=unsafe")
+fi
+
+if [ $shell = 1 ]; then
+	# Interactive: the console is this terminal (Ctrl-A X quits).
+	qemu+=(-serial mon:stdio -serial "file:$out/channel.log")
+	"${qemu[@]}"
+	exit $?
+fi
+qemu+=(-monitor none -serial "file:$out/console.log" -serial "file:$out/channel.log")
+
+vm_msg "booting $kver ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
+start=$(date +%s)
+"${qemu[@]}" >"$out/qemu.log" 2>&1 &
+qpid=$!
+# Never leave QEMU behind, whatever stops this script.
+trap 'kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+
+status="" last_ctl="" ctl_since=$start
+while :; do
+	alive=1
+	kill -0 "$qpid" 2>/dev/null || alive=0
+	ctl=$(grep -a '^@@FS \(BOOTED\|BEGIN\|END\|DONE\)' "$out/channel.log" | tail -n 1 | tr -d '\r')
+	now=$(date +%s)
+	if [ "$ctl" != "$last_ctl" ]; then
+		last_ctl=$ctl
+		ctl_since=$now
+		case "$ctl" in
+		"@@FS BOOTED"*)
+			vm_msg "guest up after $((now - start))s" ;;
+		esac
+	fi
+	case "$ctl" in
+	"@@FS DONE") status="done" ;;
+	"@@FS BEGIN "*)
+		# shellcheck disable=SC2086 # split the report line into words
+		set -- $ctl
+		tmo=${4#timeout=}
+		limit=$((tmo + grace))
+		where="in test $3 (limit ${tmo}s + ${grace}s)" ;;
+	"@@FS END "*)
+		# shellcheck disable=SC2086
+		set -- $ctl
+		limit=$boot_timeout
+		where="after test $3" ;;
+	*)
+		limit=$boot_timeout
+		where="while booting" ;;
+	esac
+	if [ "$status" = "done" ]; then
+		# Give the guest a moment to power off by itself.
+		for _ in $(seq 1 50); do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		break
+	fi
+	if [ $alive = 0 ]; then
+		status="died $where"
+		break
+	fi
+	if [ $((now - ctl_since)) -ge "$limit" ]; then
+		status="timeout $where"
+		break
+	fi
+	sleep 0.5
+done
+kill "$qpid" 2>/dev/null
+wait "$qpid" 2>/dev/null
+trap - EXIT
+echo "$status" >"$out/status"
+
+# Artifacts: the tar the guest wrote at the start of the disk.
+if [ -f "$out/disk.img" ]; then
+	mkdir -p "$out/artifacts"
+	if grep -aq '^@@FS ARTIFACTS' "$out/channel.log"; then
+		tar -xf "$out/disk.img" -C "$out/artifacts" 2>/dev/null ||
+			vm_msg "could not read the artifacts from $out/disk.img"
+	fi
+	rm -f "$out/disk.img"
+fi
+
+vm_msg "guest $status after $(($(date +%s) - start))s"
+case "$status" in
+"done") exit 0 ;;
+timeout*) exit 3 ;;
+*) exit 4 ;;
+esac

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds the guest initramfs: static busybox, /init, kmod/flamestat.ko,
+# user/flamestat and the workloads with their shared libraries, symbol
+# tables of the workloads, the virtio modules of the artifact disk, and
+# the guest tests to run.
+#
+#   tests/vm/mkinitramfs.sh -o OUT.cpio [options] [GUEST_TEST.sh...]
+#     -o FILE         the initramfs to write (uncompressed newc cpio)
+#     -k KVER         guest kernel release (default: the module's vermagic)
+#     -t SECS         default per-test timeout (default 120; a test's
+#                     "# timeout: N" header wins)
+#     -f SRC[:DST]    also copy SRC to DST (default /opt/extra/NAME); ELF
+#                     executables bring their shared libraries
+#     -M              no module (for booting without kmod/flamestat.ko)
+#     -T              no tool (user/flamestat) even if it is built
+#
+# The tests run in the order given, each as /tests/NAME.sh, with
+# tests/guest/lib.sh as /tests/lib.sh.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out="" kver="" def_timeout=120 no_module=0 no_tool=0
+extras=()
+while getopts "o:k:t:f:MTh" opt; do
+	case "$opt" in
+	o) out=$OPTARG ;;
+	k) kver=$OPTARG ;;
+	t) def_timeout=$OPTARG ;;
+	f) extras+=("$OPTARG") ;;
+	M) no_module=1 ;;
+	T) no_tool=1 ;;
+	h) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -n "$out" ] || vm_die "mkinitramfs: -o FILE is required"
+[ -n "$kver" ] || kver=$(vm_kver)
+[ -n "$kver" ] || vm_die "mkinitramfs: no guest kernel release (install linux-headers-amd64)"
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/flamestat-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# copy_file SRC DST: copy SRC (following symlinks) to DST in the stage.
+copy_file() {
+	mkdir -p "$stage$(dirname "$2")"
+	cp -L "$1" "$stage$2" || vm_die "mkinitramfs: cannot copy $1"
+}
+
+# copy_libs ELF: the shared libraries ELF needs, dynamic loader included,
+# at the paths they have on the host (Debian's guest and host agree).
+copy_libs() {
+	local lib
+	# ldd prints nothing useful (and fails) for a static executable.
+	ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
+	while read -r lib; do
+		case "$lib" in "$BUILD"/*) continue ;; esac
+		[ -e "$stage$lib" ] || copy_file "$lib" "$lib"
+	done
+}
+
+# syms ELF: "start end name" per function, as decimal file offsets (what
+# the module prints after "file+0x"), for the guest's symbolizer.
+syms() {
+	local f=$1 loads=() off va sz a s n o
+	while read -r off va sz; do
+		loads+=("$((off)) $((va)) $((sz))")
+	done < <(readelf -lW "$f" | awk '$1 == "LOAD" {print $2, $3, $5}')
+	nm --defined-only -S "$f" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/ {print $1, $2, $4}' |
+	while read -r a s n; do
+		a=$((16#$a)) s=$((16#$s))
+		for l in "${loads[@]}"; do
+			read -r off va sz <<<"$l"
+			if [ "$a" -ge "$va" ] && [ "$a" -lt $((va + sz)) ]; then
+				o=$((a - va + off))
+				echo "$o $((o + s)) $n"
+				break
+			fi
+		done
+	done | sort -n
+}
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/flamestat/syms,dev,proc,sys,tmp,run,root,tests,opt/workloads,artifacts,lib/flamestat}
+
+# busybox and its applets
+copy_file /bin/busybox /bin/busybox
+for a in $(/bin/busybox --list); do
+	[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
+done
+
+cp "$TOP/tests/vm/guest-init.sh" "$stage/init"
+chmod 755 "$stage/init"
+printf 'root:x:0:0:root:/root:/bin/sh\nfsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$stage/etc/passwd"
+printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
+echo "$kver" >"$stage/etc/flamestat/kver"
+
+if [ $no_module = 0 ]; then
+	[ -f "$TOP/kmod/flamestat.ko" ] || vm_die "mkinitramfs: kmod/flamestat.ko is not built (make module)"
+	copy_file "$TOP/kmod/flamestat.ko" /lib/flamestat/flamestat.ko
+fi
+if [ $no_tool = 0 ] && [ -x "$TOP/user/flamestat" ]; then
+	copy_file "$TOP/user/flamestat" /usr/bin/flamestat
+	copy_libs "$TOP/user/flamestat"
+fi
+
+# workloads, their libraries and symbol tables
+if [ -d "$BUILD/workloads" ]; then
+	for w in "$BUILD"/workloads/*; do
+		[ -f "$w" ] || continue
+		copy_file "$w" "/opt/workloads/$(basename "$w")"
+		copy_libs "$w"
+		syms "$w" >"$stage/etc/flamestat/syms/$(basename "$w").syms"
+	done
+fi
+
+# virtio-blk, for the artifact disk (uncompressed or .ko.xz/.ko.zst)
+for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
+	virtio/virtio_pci_modern_dev virtio/virtio_pci block/virtio_blk; do
+	src="/lib/modules/$kver/kernel/drivers/$m.ko"
+	dst="/lib/modules/$kver/kernel/drivers/$m.ko"
+	if [ -f "$src" ]; then
+		copy_file "$src" "$dst"
+	elif [ -f "$src.xz" ]; then
+		mkdir -p "$stage$(dirname "$dst")"
+		xz -dc "$src.xz" >"$stage$dst"
+	elif [ -f "$src.zst" ]; then
+		mkdir -p "$stage$(dirname "$dst")"
+		zstd -qdc "$src.zst" >"$stage$dst"
+	fi
+	# Built in (or absent): the guest does without.
+done
+
+for e in "${extras[@]}"; do
+	src=${e%%:*}
+	dst=${e#*:}
+	[ "$dst" = "$e" ] && dst="/opt/extra/$(basename "$src")"
+	copy_file "$src" "$dst"
+	copy_libs "$src"
+done
+
+# the tests, in order, with their timeouts
+copy_file "$TOP/tests/guest/lib.sh" /tests/lib.sh
+: >"$stage/etc/flamestat/tests"
+for t in "$@"; do
+	[ -f "$t" ] || vm_die "mkinitramfs: no guest test $t"
+	name=$(basename "$t" .sh)
+	copy_file "$t" "/tests/$name.sh"
+	echo "$name $(vm_test_header "$t" timeout "$def_timeout")" >>"$stage/etc/flamestat/tests"
+done
+
+if ! (cd "$stage" && find . -print | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"; then
+	rm -f "$out.tmp"
+	vm_die "mkinitramfs: cpio failed"
+fi
+mv "$out.tmp" "$out"

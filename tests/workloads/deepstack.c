@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deep user stacks: main -> deep_start -> recurse x DEPTH -> deep_leaf,
+ * so a sample in deep_leaf has DEPTH + 3 user frames of this program (plus
+ * whatever libc frames sit under main). For depth limits, truncation and
+ * benchmarks.
+ *
+ *   deepstack [-d DEPTH] [-l LOOPS] [SECONDS]   DEPTH default 10, max 100000
+ */
+#include "common.h"
+
+#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [SECONDS]"
+
+volatile unsigned long sink;
+
+NOINLINE unsigned long deep_leaf(unsigned long seed)
+{
+	return spin_body(SPIN_ITERS, seed);
+}
+
+NOINLINE unsigned long recurse(unsigned long n, unsigned long seed)
+{
+	unsigned long r;
+
+	if (!n)
+		return deep_leaf(seed);
+	r = recurse(n - 1, seed);
+	sink = n;
+	return r ^ n;
+}
+
+NOINLINE unsigned long deep_start(unsigned long depth, unsigned long long end,
+				  unsigned long loops)
+{
+	unsigned long seed = 1, i;
+
+	/* recurse(n) puts n + 1 recurse frames on the stack. */
+	if (loops) {
+		for (i = 0; i < loops; i++)
+			seed = recurse(depth - 1, seed);
+	} else {
+		do
+			seed = recurse(depth - 1, seed);
+		while (now_ns() < end);
+	}
+	sink = seed;
+	return seed;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long duration = 1000000000ULL;
+	unsigned long depth = 10, loops = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:l:")) != -1) {
+		if (opt == 'd')
+			depth = parse_count(optarg, 100000, USAGE);
+		else if (opt == 'l')
+			loops = parse_count(optarg, 1UL << 40, USAGE);
+		else
+			die_usage(USAGE);
+	}
+	if (optind < argc - 1 || depth == 0)
+		die_usage(USAGE);
+	if (optind == argc - 1)
+		duration = parse_seconds(argv[optind], USAGE);
+	sink = deep_start(depth, now_ns() + duration, loops);
+	return 0;
+}
