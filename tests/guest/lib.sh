@@ -39,23 +39,24 @@ finish() {
 }
 
 # check DESC CMD...: CMD must succeed; its output is shown when it fails.
+# CMD runs in this shell (wl_wait works; variables it sets stay set).
 check() {
 	_d=$1
 	shift
-	if _o=$("$@" 2>&1); then
+	if "$@" >"$FS_TMP/.check" 2>&1; then
 		ok "$_d"
 	else
-		not_ok "$_d"
-		printf '%s\n' "$_o" | tail -n 20 | sed 's/^/#   /'
+		not_ok "$_d (status $?)"
+		tail -n 20 "$FS_TMP/.check" | sed 's/^/#   /'
 	fi
 }
 # check_not DESC CMD...: CMD must fail.
 check_not() {
 	_d=$1
 	shift
-	if _o=$("$@" 2>&1); then
+	if "$@" >"$FS_TMP/.check" 2>&1; then
 		not_ok "$_d"
-		printf '%s\n' "$_o" | tail -n 20 | sed 's/^/#   /'
+		tail -n 20 "$FS_TMP/.check" | sed 's/^/#   /'
 	else
 		ok "$_d"
 	fi

@@ -61,7 +61,7 @@ rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$ou
 : >"$out/channel.log"
 
 accel_args=$(vm_accel_args "$accel" "$kernel")
-cmdline="console=ttyS0,115200 quiet panic=-1${append:+ $append}"
+cmdline="console=ttyS0,115200 quiet panic=-1 tsc=reliable${append:+ $append}"
 [ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
 # shellcheck disable=SC2206 # $accel_args is a list of QEMU arguments
 qemu=(qemu-system-x86_64 $accel_args -smp "$smp" -m "$mem"

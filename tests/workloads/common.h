@@ -17,14 +17,21 @@
 #define SPIN_ITERS 200000UL
 
 /*
+ * Makes the calling function set up its frame pointer even when it is a
+ * leaf, which -mno-omit-leaf-frame-pointer alone does not do (GCC 12).
+ */
+#define FORCE_FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
+
+/*
  * Work an optimiser cannot remove. always_inline: the loop belongs to the
- * function that calls it, so samples land in that function.
+ * function that calls it, so samples land in that function (with a frame).
  */
 static inline __attribute__((always_inline)) unsigned long
 spin_body(unsigned long n, unsigned long seed)
 {
 	unsigned long x = seed, i;
 
+	FORCE_FRAME();
 	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005UL + i;
 		__asm__ volatile("" : "+r"(x));

@@ -29,6 +29,7 @@ NOINLINE long raw_read(int fd, void *buf, unsigned long len)
 {
 	long ret;
 
+	FORCE_FRAME();
 #if defined(__x86_64__)
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
@@ -44,6 +45,7 @@ NOINLINE long raw_getppid(void)
 {
 	long ret;
 
+	FORCE_FRAME();
 #if defined(__x86_64__)
 	__asm__ volatile("syscall"
 			 : "=a"(ret)

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Stacks of the chain workload, read while sampling and after: user frames
+# resolve to main;outer;middle;hot_leaf in that order, with plausible counts.
+# timeout: 120
+. /tests/lib.sh
+
+SECS=4
+fs_load
+t0=$(now_ms)
+wl_bg chain $SECS
+sleep 2
+check "read while sampling" fs_read "$FS_TMP/during.folded"
+check "chain exits 0" wl_wait
+t1=$(now_ms)
+check "stop" fs_write stop
+check "read after stop" fs_read "$FS_TMP/after.folded"
+
+for f in during after; do
+	fs_symbolize <"$FS_TMP/$f.folded" >"$FS_TMP/$f.sym"
+	artifact "$FS_TMP/$f.folded"
+	artifact "$FS_TMP/$f.sym"
+	total=$(fs_sum "$FS_TMP/$f.sym" '^chain;')
+	chain=$(fs_sum "$FS_TMP/$f.sym" '^chain;(.*;)?main;outer;middle;hot_leaf$')
+	log "$f: $total samples of chain, $chain in main;outer;middle;hot_leaf"
+	grep '^chain;' "$FS_TMP/$f.sym" | sort -k2 -n -r -t' ' | head -n 5 | sed 's/^/#   /'
+	expect_ge "$f: chain sampled" "$total" 100
+	# Samples on a function's first instructions, before its frame
+	# exists, skip its caller: a few per cent, not more.
+	expect_ge "$f: most chain samples are main;outer;middle;hot_leaf (x2)" $((chain * 2)) "$total"
+done
+
+# One thread on one CPU for the workload's run time: at most one sample
+# per tick (997 Hz), and TCG should deliver a fair share of them.
+ms=$((t1 - t0))
+max=$((997 * ms / 1000 + 50))
+expect_le "no more samples than ticks in ${ms} ms" "$total" "$max"
+expect_ge "at least a quarter of the ticks in ${ms} ms" "$total" $((997 * SECS / 4))
+check "unload" fs_unload
+finish
