@@ -43,12 +43,11 @@ struct fs_open {
  */
 static bool fs_kaddr_visible(void)
 {
-	char pk[24], px[24];
+	char pk[24];
 
 	if (fs_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
 		return false;
 	snprintf(pk, sizeof(pk), "%pK", &fs);
-	snprintf(px, sizeof(px), "%px", &fs);
 	return strspn(pk, "0") != strlen(pk);
 }
 
@@ -462,7 +461,11 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 	kfree(st);
 	return n;
 }
-static DEVICE_ATTR(stats, 0400, stats_show, NULL);
+
+#ifndef DEVICE_ATTR_ADMIN_RO	/* 5.8 */
+#define DEVICE_ATTR_ADMIN_RO(_name) DEVICE_ATTR(_name, 0400, _name##_show, NULL)
+#endif
+static DEVICE_ATTR_ADMIN_RO(stats);
 
 static struct attribute *fs_attrs[] = {
 	&dev_attr_stats.attr,

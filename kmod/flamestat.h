@@ -192,12 +192,14 @@ static inline struct fs_proc *fs_procdb_proc(struct fs_procdb *db, u32 id)
 		return NULL;
 	return &db->procs[id - 1];
 }
+
 static inline struct fs_file *fs_procdb_file(struct fs_procdb *db, u32 id)
 {
 	if (!id || id > db->nr_files)
 		return NULL;
 	return db->files[id - 1];
 }
+
 size_t fs_procdb_bytes(const struct fs_procdb *db);
 
 /* buildid.c */
@@ -208,8 +210,8 @@ int fs_read_build_id(struct file *file, u8 *id, u32 *size);
 struct fs_cpu {
 	struct hrtimer timer;
 	struct fs_table tab[2];
-	unsigned int active;	/* tab[active] is written by this CPU's timer;
-				 * changed only on this CPU, irqs off */
+	/* tab[active] is written by this CPU's timer; changed on this CPU only */
+	unsigned int active;
 	bool drain_kicked;	/* asked for a drain since the last swap */
 	bool ready;		/* tables allocated */
 	int cpu;
@@ -296,6 +298,7 @@ struct fs_copy {
 	u32 nr_cpus;		/* CPUs sampled */
 	bool lockdown;
 };
+
 int fs_copy_take(struct fs_copy *copy, bool clear);
 void fs_copy_release(struct fs_copy *copy);
 void fs_stats_fill(struct flamestat_stats *st, const struct fs_counts *c);

@@ -194,6 +194,7 @@ published:
 	if (mmget_not_zero(mm))
 		__set_bit(FS_PROC_PINNED, &p->bits);
 	__set_bit(FS_PROC_SCAN, &p->bits);
+	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
 	set_bit(FS_PROC_READY, &p->bits);
 	queue_work(system_unbound_wq, &db->scan_work);
@@ -210,7 +211,7 @@ u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 		     struct task_struct *task, bool compat)
 {
 	struct mm_struct *mm = task->mm;
-	unsigned long gen;
+	unsigned long gen, now = jiffies;
 	struct fs_proc *p;
 	u32 id;
 
@@ -230,8 +231,9 @@ u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 	}
 	if (id) {
 		p = &db->procs[id - 1];
-		if (READ_ONCE(p->last_seen) != jiffies)
-			WRITE_ONCE(p->last_seen, jiffies);
+		/* Written once per tick at most, to spare the cache line. */
+		if (READ_ONCE(p->last_seen) != now)
+			WRITE_ONCE(p->last_seen, now);
 	}
 	return id;
 }
@@ -246,12 +248,13 @@ u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 void fs_procdb_check_ip(struct fs_procdb *db, u32 id, u64 ip)
 {
 	struct fs_proc *p = &db->procs[id - 1];
+	unsigned long now = jiffies;
 	bool known;
 
 	rcu_read_lock();
 	known = fs_maps_find(rcu_dereference(p->maps), ip);
 	rcu_read_unlock();
-	if (known || READ_ONCE(p->last_scan) == jiffies)
+	if (known || READ_ONCE(p->last_scan) == now)
 		return;
 	if (!test_and_set_bit(FS_PROC_SCAN, &p->bits))
 		queue_work(system_unbound_wq, &db->scan_work);
@@ -410,6 +413,7 @@ static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
 	struct mm_struct *mm = p->mm;
 	struct vm_area_struct *vma;
 	u32 n = 0, i;
+
 	FS_VMA_ITER_DECLARE(iter, mm);
 
 	lockdep_assert_held(&db->lock);

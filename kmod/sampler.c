@@ -73,14 +73,12 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		 * more, or a softirq being served, is real work done on an
 		 * idle CPU, which is never hidden as idle.
 		 */
-		if (in_serving_softirq() || hardirq_count() > HARDIRQ_OFFSET) {
+		if (in_serving_softirq() || hardirq_count() > HARDIRQ_OFFSET)
 			flags |= FLAMESTAT_STACKF_IDLE_IRQ;
-		} else if (!(cfg->flags & FLAMESTAT_CFG_IDLE)) {
-			fs_drop(t, FLAMESTAT_DROP_IDLE);
-			return;
-		} else {
+		else if (cfg->flags & FLAMESTAT_CFG_IDLE)
 			flags |= FLAMESTAT_STACKF_IDLE;
-		}
+		else
+			goto drop_idle;
 	}
 	if (cfg->nr_pids && !fs_pid_match(cfg, task)) {
 		fs_drop(t, FLAMESTAT_DROP_FILTERED);
@@ -115,7 +113,7 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		nu = fs_walk_user(uregs, key->frames + nk, cfg->user_depth,
 				  &flags);
 		key->proc_id = fs_procdb_lookup(fs.procdb, c, task,
-				flags & FLAMESTAT_STACKF_COMPAT);
+						flags & FLAMESTAT_STACKF_COMPAT);
 	}
 
 	key->tgid = task->tgid;
@@ -153,6 +151,10 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		c->drain_kicked = true;
 		fs_kick_drain();
 	}
+	return;
+
+drop_idle:
+	fs_drop(t, FLAMESTAT_DROP_IDLE);
 }
 
 static void fs_account_cost(struct fs_counts *cnt, u64 ns)

@@ -134,7 +134,7 @@ struct elfsym_cache *elfsym_cache_new(const struct elfsym_opts *opts)
 	else
 		c->debug_root = xasprintf("%s/usr/lib/debug", sysroot);
 	c->nr_buckets = 64;
-	c->buckets = xcalloc(c->nr_buckets, sizeof(*c->buckets));
+	c->buckets = xcalloc(c->nr_buckets, sizeof(struct elfsym_file *));
 	return c;
 }
 
@@ -816,7 +816,7 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 static void cache_grow(struct elfsym_cache *c)
 {
 	size_t n = c->nr_buckets * 2;
-	struct elfsym_file **b = xcalloc(n, sizeof(*b));
+	struct elfsym_file **b = xcalloc(n, sizeof(struct elfsym_file *));
 
 	for (size_t i = 0; i < c->nr_buckets; i++) {
 		struct elfsym_file *f = c->buckets[i], *next;
@@ -1064,14 +1064,15 @@ static int file_cmp(const void *a, const void *b)
 
 void elfsym_cache_dump(const struct elfsym_cache *c, FILE *out)
 {
-	struct elfsym_file **all = xcalloc(c->nr_files, sizeof(*all));
+	struct elfsym_file **all = xcalloc(c->nr_files,
+					   sizeof(struct elfsym_file *));
 	char hex[2 * ELFSYM_BUILD_ID_MAX + 1];
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->nr_buckets; i++)
 		for (struct elfsym_file *f = c->buckets[i]; f; f = f->next)
 			all[n++] = f;
-	qsort(all, n, sizeof(*all), file_cmp);
+	qsort(all, n, sizeof(struct elfsym_file *), file_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const struct elfsym_file *f = all[i];
 

@@ -12,7 +12,7 @@
 #include <sys/auxv.h>
 
 /* Interned strings live in chunks of this size (or bigger, for one). */
-#define ARENA_CHUNK	(64 * 1024)
+#define ARENA_CHUNK	((size_t)64 * 1024)
 
 struct arena_chunk {
 	struct arena_chunk *next;

@@ -58,9 +58,11 @@ struct flamestat_config {
 enum flamestat_drop {
 	FLAMESTAT_DROP_IDLE,		/* CPU idle and CFG_IDLE not set */
 	FLAMESTAT_DROP_FILTERED,	/* task not in pids[] */
-	FLAMESTAT_DROP_MODE,		/* nothing to record in this mode: user
-					 * code with KERNEL only, a kernel thread
-					 * with USER only or under lockdown */
+	/*
+	 * Nothing to record in this mode: user code with KERNEL only, a
+	 * kernel thread with USER only or under lockdown.
+	 */
+	FLAMESTAT_DROP_MODE,
 	FLAMESTAT_DROP_NO_REGS,		/* no interrupted register state */
 	FLAMESTAT_DROP_CPU_TABLE_FULL,	/* the CPU's table had no room */
 	FLAMESTAT_DROP_TABLE_FULL,	/* the merged table had no room */
