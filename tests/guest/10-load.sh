@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Module load, device and stats present, a text read, unload; three times.
 # timeout: 120
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
 for round in 1 2 3; do
@@ -19,6 +20,7 @@ for round in 1 2 3; do
 	wl chain 0.5
 	check "text read" fs_read "$FS_TMP/folded"
 	log "$(wc -l <"$FS_TMP/folded") lines, $(fs_sum "$FS_TMP/folded") samples"
+	# shellcheck disable=SC2016 # awk program
 	check "folded lines look like 'stack COUNT'" \
 		awk 'NF < 2 || $NF !~ /^[0-9]+$/ || $NF == 0 {print "bad: " $0; bad = 1} END {exit bad}' "$FS_TMP/folded"
 	check "unload removes module and device" fs_unload

@@ -3,6 +3,7 @@
 # Stacks of the chain workload, read while sampling and after: user frames
 # resolve to main;outer;middle;hot_leaf in that order, with plausible counts.
 # timeout: 120
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
 SECS=4

@@ -3,6 +3,7 @@
 # Text commands on /dev/flamestat: start, stop, reset, freq=N act; garbage
 # is rejected with EINVAL, and a rejected write applies none of its commands.
 # timeout: 120
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
 fs_load

@@ -4,6 +4,7 @@
 # recorded + sum(dropped_*) while sampling and after, and the folded text
 # holds exactly the recorded samples.
 # timeout: 120
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
 fs_load
@@ -18,11 +19,12 @@ for k in running samples recorded dropped_idle dropped_filtered dropped_mode \
 	esac
 done
 ok "counters checked"
-cat "$FS_STATS" | sed 's/^/#   /'
+sed 's/^/#   /' "$FS_STATS"
 
 wl_bg chain 3
 for i in 1 2 3; do
 	sleep 0.7
+	# shellcheck disable=SC2046 # three numbers
 	set -- $(fs_stats_balance)
 	expect_eq "sampling, read $i: samples == recorded + dropped ($2 + $3)" "$1" $(($2 + $3))
 done
@@ -30,6 +32,7 @@ expect_eq "cpus while sampling" "$(fs_stat cpus)" "$(nproc)"
 check "chain exits 0" wl_wait
 check "stop" fs_write stop
 
+# shellcheck disable=SC2046
 set -- $(fs_stats_balance)
 samples=$1 recorded=$2
 expect_eq "stopped: samples == recorded + dropped ($2 + $3)" "$1" $(($2 + $3))

@@ -102,6 +102,7 @@ fs_loaded() { [ -d /sys/module/flamestat ]; }
 
 # fs_write TEXT: write TEXT to the device in one write(2); on failure the
 # error (e.g. "Invalid argument") is in $FS_WRITE_ERR.
+# shellcheck disable=SC2034 # FS_WRITE_ERR is for the tests
 fs_write() {
 	FS_WRITE_ERR=""
 	if printf '%s' "$1" | dd of="$FS_DEV" bs=4096 conv=notrunc 2>"$FS_TMP/.werr"; then
@@ -127,9 +128,10 @@ fs_stats_balance() {
 # ---- folded stacks ----
 
 # fs_sum FILE [ERE]: total count of the lines whose stack matches ERE.
+# (ERE goes through the environment: awk -v would eat its backslashes.)
 fs_sum() {
-	awk -v re="${2:-.}" '{n = $NF; s = $0; sub(/ [0-9]+$/, "", s)}
-		s ~ re {t += n} END {print t + 0}' "$1"
+	FS_RE="${2:-.}" awk '{n = $NF; s = $0; sub(/ [0-9]+$/, "", s)}
+		s ~ ENVIRON["FS_RE"] {t += n} END {print t + 0}' "$1"
 }
 
 # fs_symbolize < folded > folded: names the user frames "FILE+0xOFF" of

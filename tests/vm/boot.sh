@@ -21,7 +21,7 @@
 # guest finished its list, 3 when it was stopped on a timeout, 4 when it
 # died (panic, QEMU error); the caller shows console.log's tail.
 set -u
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 initrd="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}

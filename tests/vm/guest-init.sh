@@ -8,7 +8,8 @@
 #   @@FS BOOTED uptime=S cpus=N kernel=R    the guest is up
 #   @@FS DMESG-BEGIN boot .. DMESG-END boot the kernel log until then
 #   @@FS BEGIN NAME timeout=S               a test starts; its output follows
-#   @@FS END NAME rc=N [timeout] [note...]  it ended (rc 137: killed at S)
+#   @@FS END NAME rc=N secs=S [timeout] [note...]
+#                                           it ended (rc 137: killed at its timeout)
 #   @@FS DMESG-BEGIN NAME .. DMESG-END NAME what the kernel logged meanwhile
 #   @@FS ARTIFACTS bytes=N                  /artifacts is on the disk (vda)
 #   @@FS DMESG-BEGIN final .. DMESG-END final
@@ -94,6 +95,7 @@ while read -r name tmo; do
 	[ -n "$name" ] || continue
 	mkdir -p "/artifacts/$name" "/tmp/fs-test/$name"
 	rep "BEGIN $name timeout=$tmo"
+	read -r t0 _ </proc/uptime
 	(
 		cd "/tmp/fs-test/$name" || exit 1
 		FS_TEST=$name FS_TMP=/tmp/fs-test/$name \
@@ -101,7 +103,8 @@ while read -r name tmo; do
 			exec timeout -s KILL "$tmo" sh "/tests/$name.sh"
 	) >&3 2>&1 </dev/null
 	rc=$?
-	extra=""
+	read -r t1 _ </proc/uptime
+	extra=" secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')"
 	[ $rc = 137 ] && extra=" timeout"
 	kill_strays
 	if [ -d /sys/module/flamestat ]; then

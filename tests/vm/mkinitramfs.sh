@@ -18,7 +18,7 @@
 # The tests run in the order given, each as /tests/NAME.sh, with
 # tests/guest/lib.sh as /tests/lib.sh.
 set -u
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out="" kver="" def_timeout=120 no_module=0 no_tool=0

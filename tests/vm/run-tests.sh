@@ -20,7 +20,7 @@
 # "# timeout: S" is the test's time limit in the guest (default 120);
 # "# dmesg-allow: ERE" exempts matching kernel lines from the bad patterns.
 set -u
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out="$BUILD/vm" build=1 accel=${FLAMESTAT_ACCEL:-auto}
@@ -112,7 +112,7 @@ done
 
 # report_group LABEL DIR TEST...: PASS/FAIL lines from DIR's channel.log.
 report_group() {
-	local label=$1 dir=$2 status name rc bad allow out_f dmesg_f reason
+	local label=$1 dir=$2 status name rc st bad allow out_f dmesg_f reason
 	shift 2
 	status=$(cat "$dir/status" 2>/dev/null || echo "died before starting")
 	rm -rf "$dir/tests"
@@ -161,9 +161,11 @@ report_group() {
 		fi
 		reason=""
 		case "$rc" in
-		"rc=0") ;;
+		"rc=0 "* | "rc=0") ;;
 		*timeout*) reason="killed at its $(vm_test_header "$t" timeout 120)s timeout ($rc)" ;;
-		*) reason="exit status ${rc#rc=}" ;;
+		*)
+			st=${rc#rc=}
+			reason="exit status ${st%% *}" ;;
 		esac
 		allow=$(vm_test_header "$t" dmesg-allow "")
 		bad=$(bad_lines "$dmesg_f" "$allow")
@@ -171,7 +173,7 @@ report_group() {
 			reason="${reason:+$reason; }kernel logged: $(head -n 1 <<<"$bad")"
 		fi
 		if [ -z "$reason" ]; then
-			echo "PASS $label/$name"
+			echo "PASS $label/$name ($(sed -n 's/.*secs=\([0-9.]*\).*/\1/p' <<<"$rc")s)"
 			continue
 		fi
 		echo "FAIL $label/$name: $reason"

@@ -41,13 +41,13 @@ NOINLINE int child_main(unsigned long ms)
 	return 0;
 }
 
-static pid_t spawn(const char *ms)
+/* @self: this program's path (exec'ing /proc/self/exe would name it "exe"). */
+static pid_t spawn(const char *self, const char *ms)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		execl("/proc/self/exe", "shortlived", "--child", ms,
-		      (char *)NULL);
+		execl(self, "shortlived", "--child", ms, (char *)NULL);
 		perror("shortlived: exec");
 		_exit(127);
 	}
@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 	unsigned long long end, duration = 1000000000ULL;
 	unsigned long count = 0, ms = 10, par = 1, started = 0, running = 0;
 	unsigned long done = 0;
-	char msbuf[32];
+	char msbuf[32], self[4096];
+	ssize_t len;
 	int opt, rc = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))
@@ -99,12 +100,18 @@ int main(int argc, char **argv)
 	if (optind == argc - 1)
 		duration = parse_seconds(argv[optind], USAGE);
 	snprintf(msbuf, sizeof(msbuf), "%lu", ms);
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0) {
+		perror("shortlived: /proc/self/exe");
+		return 1;
+	}
+	self[len] = '\0';
 
 	end = now_ns() + duration;
 	for (;;) {
 		while (running < par && (!count || started < count) &&
 		       now_ns() < end) {
-			if (spawn(msbuf) < 0) {
+			if (spawn(self, msbuf) < 0) {
 				rc = 1;
 				break;
 			}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Kernel-side hot paths: read(2) from /dev/zero and getppid(2) show kernel
+# frames (suffix _[k]) on top of the user stack main;syscall_loop;raw_*.
+# timeout: 120
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+fs_load
+for mode in read getppid; do
+	check "reset" fs_write reset
+	wl syscalls -m $mode 3 || not_ok "syscalls -m $mode exited with status $?"
+	fs_read "$FS_TMP/$mode.folded"
+	fs_symbolize <"$FS_TMP/$mode.folded" >"$FS_TMP/$mode.sym"
+	artifact "$FS_TMP/$mode.folded"
+	total=$(fs_sum "$FS_TMP/$mode.sym" '^syscalls;')
+	kern=$(fs_sum "$FS_TMP/$mode.sym" '^syscalls;(.*;)?main;syscall_loop;raw_[a-z]+;.*_\[k\]$')
+	log "$mode: $total samples of syscalls, $kern with kernel frames under main;syscall_loop;raw_*"
+	grep '^syscalls;' "$FS_TMP/$mode.sym" | sort -t' ' -k2 -n -r | head -n 5 | sed 's/^/#   /'
+	expect_ge "$mode: syscalls sampled" "$total" 500
+	expect_ge "$mode: most samples in the kernel below raw_* (x2)" $((kern * 2)) "$total"
+	expect_ge "$mode: the syscall entry is a kernel frame" \
+		"$(fs_sum "$FS_TMP/$mode.sym" '^syscalls;.*;raw_[a-z]+;(entry_SYSCALL_64[a-z_]*|do_syscall_64)_\[k\]')" 1
+done
+# read(2) of /dev/zero: the zeroing happens below vfs_read (read_zero on
+# 6.1, read_iter_zero on later kernels).
+expect_ge "read: vfs_read;read_zero in the kernel stacks" \
+	"$(fs_sum "$FS_TMP/read.sym" '^syscalls;.*;raw_read;.*vfs_read_\[k\];(read_zero|read_iter_zero)_\[k\]')" 100
+expect_ge "getppid: __x64_sys_getppid seen" \
+	"$(fs_sum "$FS_TMP/getppid.sym" '^syscalls;.*;raw_getppid;.*getppid')" 1
+check "unload" fs_unload
+finish
