@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for flamestat(1).
+
+_flamestat_stack_opts="--comm-pid --cpu-root --delimiter --addresses --raw-names
+	--no-annotate --debug-dir --sysroot --perfmap-dir --kallsyms --verbose"
+_flamestat_report_opts="--sort --no-children --limit --min --roots"
+_flamestat_svg_opts="--title --subtitle --width --height --minwidth --fonttype
+	--fontsize --fontwidth --countname --nametype --colors --bgcolors --hash
+	--random --cp --reverse --inverted --flamechart --negate --notes --factor
+	--total --search-color --no-fluid --no-kernel-color"
+
+_flamestat()
+{
+	local cur prev cmd i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "record report fold svg diff status --help --version" -- "$cur"))
+		return
+	fi
+	# After "record ... --", complete the command being profiled.
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		if [ "${COMP_WORDS[i]}" = "--" ]; then
+			COMPREPLY=($(compgen -c -- "$cur"))
+			return
+		fi
+	done
+
+	case $prev in
+	-o|--output|--raw|--kallsyms) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--format) COMPREPLY=($(compgen -W "folded svg report raw" -- "$cur")); return ;;
+	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
+	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
+	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
+	-F|--freq|-d|--duration|--cpus|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color) return ;;
+	esac
+
+	local opts
+	case $cmd in
+	record) opts="-a --all-cpus -p --pid -d --duration -F --freq -K --kernel-only
+		-U --user-only --idle --cpus --per-cpu --kernel-depth --user-depth
+		-o --output --format --raw --header -q --quiet -h --help --
+		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
+	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
+	fold) opts="-o --output --header -h --help $_flamestat_stack_opts" ;;
+	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
+	diff) opts="-o --output -n --normalize -F --folded -h --help $_flamestat_svg_opts" ;;
+	status) opts="-h --help" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _flamestat flamestat
