@@ -14,3 +14,19 @@ else
 	fail guest/shellcheck "shellcheck not installed (scripts/deps.list)"
 fi
 "$TOP/tests/vm/run-tests.sh" "$@"
+rc=$?
+
+# make demo's script, end to end, in a scratch directory.
+demo_dir="$BUILD/demo-check"
+rm -rf "$demo_dir"
+mkdir -p "$demo_dir"
+if (cd "$demo_dir" && "$TOP/tests/vm/demo.sh" --secs 3) >"$BUILD/demo-check.log" 2>&1 &&
+	[ -s "$demo_dir/flamestat-demo.svg" ] &&
+	grep -q 'main;outer;middle;hot_leaf' "$demo_dir/flamestat-demo.folded" &&
+	grep -q 'hot_leaf' "$demo_dir/flamestat-demo.svg"; then
+	pass guest/demo
+else
+	fail guest/demo "tests/vm/demo.sh gave no SVG with main;outer;middle;hot_leaf (log: $BUILD/demo-check.log)"
+	tail -n 20 "$BUILD/demo-check.log" | sed 's/^/    /'
+fi
+exit $rc
