@@ -9,12 +9,21 @@ source "$(dirname "$0")/../lib/common.sh"
 
 if command -v shellcheck >/dev/null; then
 	check guest/shellcheck-host shellcheck -x "$TOP"/tests/vm/*.sh "$TOP"/tests/suites/50-guest.sh
-	check guest/shellcheck-guest shellcheck -s sh -x "$TOP"/tests/vm/guest-init.sh "$TOP"/tests/guest/*.sh
+	check guest/shellcheck-guest shellcheck -s sh -x "$TOP"/tests/vm/guest-init.sh \
+		"$TOP"/tests/vm/demo-guest.sh "$TOP"/tests/vm/selftest/*.sh "$TOP"/tests/guest/*.sh
 else
 	fail guest/shellcheck "shellcheck not installed (scripts/deps.list)"
 fi
 "$TOP/tests/vm/run-tests.sh" "$@"
 rc=$?
+
+# The harness itself: failures, timeouts, panics and hangs are reported.
+if out=$("$TOP/tests/vm/selftest.sh" 2>&1); then
+	pass guest/harness-selftest
+else
+	fail guest/harness-selftest "$(head -n 3 <<<"$out" | tr '\n' '|')"
+	printf '%s\n' "$out" | sed 's/^/    /'
+fi
 
 # make demo's script, end to end, in a scratch directory.
 demo_dir="$BUILD/demo-check"

@@ -85,8 +85,20 @@ vm_msg "booting $kver ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
 start=$(date +%s)
 "${qemu[@]}" >"$out/qemu.log" 2>&1 &
 qpid=$!
+
+# stop_qemu: TERM, then KILL if it is still there after 5 s (a stopped
+# QEMU never acts on TERM).
+stop_qemu() {
+	kill "$qpid" 2>/dev/null || return 0
+	for _ in $(seq 1 50); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+}
 # Never leave QEMU behind, whatever stops this script.
-trap 'kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null' EXIT
+trap stop_qemu EXIT
 trap 'exit 130' INT TERM
 
 status="" last_ctl="" ctl_since=$start
@@ -110,7 +122,7 @@ while :; do
 		set -- $ctl
 		tmo=${4#timeout=}
 		limit=$((tmo + grace))
-		where="in test $3 (limit ${tmo}s + ${grace}s)" ;;
+		where="in test $3" ;;
 	"@@FS END "*)
 		# shellcheck disable=SC2086
 		set -- $ctl
@@ -133,13 +145,12 @@ while :; do
 		break
 	fi
 	if [ $((now - ctl_since)) -ge "$limit" ]; then
-		status="timeout $where"
+		status="timeout $where (no report for ${limit}s)"
 		break
 	fi
 	sleep 0.5
 done
-kill "$qpid" 2>/dev/null
-wait "$qpid" 2>/dev/null
+stop_qemu
 trap - EXIT
 echo "$status" >"$out/status"
 

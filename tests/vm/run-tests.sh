@@ -15,7 +15,9 @@
 #
 # A test's boot configuration comes from its header, e.g.
 #   # vm: name=hotplug smp=4 mem=2048 append="maxcpus=2" icount=1
-# (all optional; name labels the boot, default "guest"; smp 2, mem 1024).
+# (all optional; name labels the boot, default "guest"; smp 2, mem 1024;
+# also accel=tcg and grace=S, the time the host gives a test past its
+# timeout before it stops the guest, default 60).
 # Tests with the same vm line share one boot, in file name order.
 # "# timeout: S" is the test's time limit in the guest (default 120);
 # "# dmesg-allow: ERE" exempts matching kernel lines from the bad patterns.
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-build) build=0 ;;
 	--accel) accel=$2; shift ;;
-	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) vm_die "run-tests: unknown option $1" ;;
 	*)
 		t=$1
@@ -75,7 +77,7 @@ fi
 # from 'key=value key="value with spaces"'.
 parse_vm() {
 	local s=$1 k v
-	vm_name=guest vm_smp=2 vm_mem=1024 vm_append="" vm_icount=0 vm_accel=$accel
+	vm_name=guest vm_smp=2 vm_mem=1024 vm_append="" vm_icount=0 vm_accel=$accel vm_grace=60
 	while [[ $s =~ ^[[:space:]]*([a-z]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
 		k=${BASH_REMATCH[1]}
 		v=${BASH_REMATCH[3]}${BASH_REMATCH[4]}
@@ -87,6 +89,7 @@ parse_vm() {
 		append) vm_append=$v ;;
 		icount) vm_icount=$v ;;
 		accel) vm_accel=$v ;;
+		grace) vm_grace=$v ;;
 		*) return 1 ;;
 		esac
 	done
@@ -162,7 +165,8 @@ report_group() {
 		reason=""
 		case "$rc" in
 		"rc=0 "* | "rc=0") ;;
-		*timeout*) reason="killed at its $(vm_test_header "$t" timeout 120)s timeout ($rc)" ;;
+		*timeout*) reason="killed at its $(vm_test_header "$t" timeout 120)s timeout" ;;
+		*left-module-loaded*) reason="left flamestat loaded (${rc##* })" ;;
 		*)
 			st=${rc#rc=}
 			reason="exit status ${st%% *}" ;;
@@ -224,7 +228,7 @@ for line in "${groups[@]}"; do
 	mapfile -t gtests < <(printf '%s' "${group_tests["vm:$line"]}")
 	dir="$out/$vm_name"
 	mkdir -p "$dir"
-	opts=(--smp "$vm_smp" --mem "$vm_mem" --accel "$vm_accel")
+	opts=(--smp "$vm_smp" --mem "$vm_mem" --accel "$vm_accel" --grace "$vm_grace")
 	[ -n "$vm_append" ] && opts+=(--append "$vm_append")
 	[ "$vm_icount" = 1 ] && opts+=(--icount)
 	vm_msg "$vm_name: ${#gtests[@]} test(s): $(for t in "${gtests[@]}"; do printf '%s ' "$(basename "$t" .sh)"; done)"
