@@ -18,7 +18,10 @@ for mode in read getppid; do
 	log "$mode: $total samples of syscalls, $kern with kernel frames under main;syscall_loop;raw_*"
 	grep '^syscalls;' "$FS_TMP/$mode.sym" | sort -t' ' -k2 -n -r | head -n 5 | sed 's/^/#   /'
 	expect_ge "$mode: syscalls sampled" "$total" 500
-	expect_ge "$mode: most samples in the kernel below raw_* (x2)" $((kern * 2)) "$total"
+	# read(2) of 1 MiB is nearly all kernel time; getppid(2) is so short
+	# that under TCG about half its samples land on the user side.
+	[ $mode = read ] && mult=2 || mult=4
+	expect_ge "$mode: kernel frames below raw_* in 1/$mult of the samples" $((kern * mult)) "$total"
 	expect_ge "$mode: the syscall entry is a kernel frame" \
 		"$(fs_sum "$FS_TMP/$mode.sym" '^syscalls;.*;raw_[a-z]+;(entry_SYSCALL_64[a-z_]*|do_syscall_64)_\[k\]')" 1
 done
