@@ -60,7 +60,7 @@ rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$ou
 : >"$out/console.log"
 : >"$out/channel.log"
 
-accel_args=$(vm_accel_args "$accel" "$kernel")
+accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
 cmdline="console=ttyS0,115200 quiet panic=-1 tsc=reliable${append:+ $append}"
 [ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
 # shellcheck disable=SC2206 # $accel_args is a list of QEMU arguments

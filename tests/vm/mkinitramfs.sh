@@ -41,6 +41,7 @@ shift $((OPTIND - 1))
 [ -n "$kver" ] || vm_die "mkinitramfs: no guest kernel release (install linux-headers-amd64)"
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/flamestat-initramfs.XXXXXX")
+chmod 755 "$stage" # the guest's /: mktemp made it 0700
 trap 'rm -rf "$stage"' EXIT
 
 # copy_file SRC DST: copy SRC (following symlinks) to DST in the stage.
