@@ -60,8 +60,8 @@ static bool fs_may_open(void)
 	if (capable(CAP_SYS_ADMIN))
 		return true;
 #endif
-	return fs_gid >= 0 &&
-	       in_group_p(make_kgid(current_user_ns(), fs_gid));
+	/* group= was given at load time, in the initial user namespace. */
+	return fs_gid >= 0 && in_group_p(make_kgid(&init_user_ns, fs_gid));
 }
 
 static int fs_open(struct inode *inode, struct file *file)

@@ -195,7 +195,8 @@ static inline struct fs_proc *fs_procdb_proc(struct fs_procdb *db, u32 id)
 
 static inline struct fs_file *fs_procdb_file(struct fs_procdb *db, u32 id)
 {
-	if (!id || id > db->nr_files)
+	/* Pairs with the store-release that publishes a new file. */
+	if (!id || id > smp_load_acquire(&db->nr_files))
 		return NULL;
 	return db->files[id - 1];
 }
