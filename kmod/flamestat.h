@@ -169,6 +169,7 @@ struct fs_procdb {
 	atomic_t nr_procs;	/* slots handed out, may exceed max_procs */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
+	struct fs_scan_ent *scan_buf;	/* [FS_MAX_EXEC_MAPS], lock */
 	struct hlist_head *files_hash;
 	struct fs_file **files;	/* by id - 1 */
 	u32 nr_files;
@@ -178,6 +179,7 @@ struct fs_procdb {
 };
 
 struct fs_cpu;
+struct fs_scan_ent;
 struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max);
 void fs_procdb_get(struct fs_procdb *db);
 void fs_procdb_put(struct fs_procdb *db);

@@ -91,9 +91,17 @@ int fs_gid = -1;
 module_param_named(group, fs_gid, int, 0444);
 MODULE_PARM_DESC(group, "gid also allowed to use /dev/flamestat (default -1: root only)");
 
+/*
+ * Lockdown only ever rises, so once it says no, stop asking: every query
+ * while locked down logs a notice.
+ */
 bool fs_locked_down(void)
 {
-	return security_locked_down(LOCKDOWN_PERF) != 0;
+	static bool locked;
+
+	if (!READ_ONCE(locked) && security_locked_down(LOCKDOWN_PERF))
+		WRITE_ONCE(locked, true);
+	return READ_ONCE(locked);
 }
 
 /*

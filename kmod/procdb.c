@@ -67,11 +67,16 @@ struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
 	db->files = vzalloc(array_size(db->max_files, sizeof(*db->files)));
 	db->files_hash = kcalloc(1U << FS_FILES_HASH_BITS,
 				 sizeof(*db->files_hash), GFP_KERNEL);
-	if (!db->procs || !db->index || !db->files || !db->files_hash) {
+	/* Once, not per scan: allocations may be zeroed (init_on_alloc). */
+	db->scan_buf = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*db->scan_buf),
+				      GFP_KERNEL);
+	if (!db->procs || !db->index || !db->files || !db->files_hash ||
+	    !db->scan_buf) {
 		vfree(db->procs);
 		vfree(db->index);
 		vfree(db->files);
 		kfree(db->files_hash);
+		kvfree(db->scan_buf);
 		kfree(db);
 		return NULL;
 	}
@@ -84,6 +89,7 @@ size_t fs_procdb_bytes(const struct fs_procdb *db)
 {
 	return sizeof(*db) + db->max_procs * sizeof(*db->procs) +
 	       db->index_size * sizeof(u32) +
+	       FS_MAX_EXEC_MAPS * sizeof(*db->scan_buf) +
 	       db->max_files * sizeof(*db->files) +
 	       (sizeof(struct hlist_head) << FS_FILES_HASH_BITS);
 }
@@ -116,6 +122,7 @@ static void fs_procdb_release(struct kref *ref)
 	vfree(db->index);
 	vfree(db->files);
 	kfree(db->files_hash);
+	kvfree(db->scan_buf);
 	kfree(db);
 }
 
@@ -466,26 +473,16 @@ static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
 static void fs_procdb_scan_pending(struct fs_procdb *db)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
-	struct fs_scan_ent *v = NULL;
 
 	mutex_lock(&db->lock);
 	for (i = 0; i < n; i++) {
 		struct fs_proc *p = &db->procs[i];
 
-		if (!test_bit(FS_PROC_READY, &p->bits) ||
-		    !test_and_clear_bit(FS_PROC_SCAN, &p->bits))
-			continue;
-		if (!v)
-			v = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*v),
-					   GFP_KERNEL);
-		if (!v) {
-			set_bit(FS_PROC_SCAN, &p->bits);
-			break;
-		}
-		fs_proc_scan(db, p, v);
+		if (test_bit(FS_PROC_READY, &p->bits) &&
+		    test_and_clear_bit(FS_PROC_SCAN, &p->bits))
+			fs_proc_scan(db, p, db->scan_buf);
 	}
 	mutex_unlock(&db->lock);
-	kvfree(v);
 }
 
 static void fs_procdb_scan_work(struct work_struct *work)
@@ -503,7 +500,6 @@ static void fs_procdb_scan_work(struct work_struct *work)
 void fs_procdb_maintain(struct fs_procdb *db, bool sync)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
-	struct fs_scan_ent *v = NULL;
 	bool retired = false;
 
 	if (sync)
@@ -530,12 +526,7 @@ void fs_procdb_maintain(struct fs_procdb *db, bool sync)
 		if (!sync && time_before(jiffies,
 					 p->last_scan + FS_RESCAN_INTERVAL))
 			continue;
-		if (!v)
-			v = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*v),
-					   GFP_KERNEL);
-		if (!v)
-			break;
-		fs_proc_scan(db, p, v);
+		fs_proc_scan(db, p, db->scan_buf);
 	}
 	if (retired) {
 		/*
@@ -556,5 +547,4 @@ void fs_procdb_maintain(struct fs_procdb *db, bool sync)
 		}
 	}
 	mutex_unlock(&db->lock);
-	kvfree(v);
 }

@@ -97,17 +97,25 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	} else if (!kthread) {
 		uregs = task_pt_regs(task);
 	}
-	want_kernel = (cfg->flags & FLAMESTAT_CFG_KERNEL) && !umode &&
-		      !fs.lockdown;
+	want_kernel = (cfg->flags & FLAMESTAT_CFG_KERNEL) && !umode;
 	want_user = (cfg->flags & FLAMESTAT_CFG_USER) && uregs;
 	if (!want_kernel && !want_user) {
 		fs_drop(t, FLAMESTAT_DROP_MODE);
 		return;
 	}
 
-	if (want_kernel)
+	if (want_kernel && fs.lockdown) {
+		/*
+		 * Time in the kernel stays visible as such, one opaque frame
+		 * that readers show as [withheld]; where in the kernel is not
+		 * recorded at all.
+		 */
+		key->frames[0] = 0;
+		nk = 1;
+	} else if (want_kernel) {
 		nk = fs_walk_kernel(regs, key->frames, cfg->kernel_depth,
 				    &flags);
+	}
 	key->proc_id = 0;
 	if (want_user) {
 		nu = fs_walk_user(uregs, key->frames + nk, cfg->user_depth,

@@ -60,7 +60,7 @@ enum flamestat_drop {
 	FLAMESTAT_DROP_FILTERED,	/* task not in pids[] */
 	/*
 	 * Nothing to record in this mode: user code with KERNEL only, a
-	 * kernel thread with USER only or under lockdown.
+	 * kernel thread with USER only.
 	 */
 	FLAMESTAT_DROP_MODE,
 	FLAMESTAT_DROP_NO_REGS,		/* no interrupted register state */
