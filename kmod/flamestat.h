@@ -157,6 +157,10 @@ struct fs_proc {
 	unsigned long last_scan; /* jiffies, procdb->lock */
 	u16 generation;		/* scans so far, procdb->lock */
 	struct fs_maps __rcu *maps;
+	/* Rescans asked for by samples (fs_procdb_check_frames). */
+	u64 want_ip;		/* the uncovered address that asked, racy */
+	unsigned long backoff_until; /* jiffies; no request before */
+	unsigned long backoff;	/* jiffies, doubles while requests are wrong */
 };
 
 struct fs_procdb {
@@ -185,7 +189,8 @@ void fs_procdb_get(struct fs_procdb *db);
 void fs_procdb_put(struct fs_procdb *db);
 u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 		     struct task_struct *task, bool compat);
-void fs_procdb_check_ip(struct fs_procdb *db, u32 id, u64 ip);
+void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
+			    unsigned int n);
 void fs_procdb_maintain(struct fs_procdb *db, bool sync);
 const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr);
 static inline struct fs_proc *fs_procdb_proc(struct fs_procdb *db, u32 id)

@@ -246,23 +246,37 @@ u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
 }
 
 /*
- * Hard-irq (hrtimer): must not sleep, allocate or take locks. @ip is where
- * a process of @id was interrupted, so it lies in a mapping; if the
- * recorded maps do not cover it they are stale (exec, dlopen, JIT) and
- * the worker re-reads them, at most once per tick. Called only when a
- * sample creates a new stack entry, which keeps it off the common path.
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Called when
+ * a sample of process @id creates a new stack entry (rare in steady state).
+ * Every user frame should lie in a recorded mapping; one that does not
+ * means the maps are stale (exec, ld.so, dlopen, JIT), and the worker
+ * re-reads them, at most once per tick. Frames through code without frame
+ * pointers can be garbage: the worker notices when a rescan did not cover
+ * the address that asked for it, and requests then back off.
  */
-void fs_procdb_check_ip(struct fs_procdb *db, u32 id, u64 ip)
+void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
+			    unsigned int n)
 {
 	struct fs_proc *p = &db->procs[id - 1];
+	const struct fs_maps *maps;
 	unsigned long now = jiffies;
-	bool known;
+	unsigned int i;
+	u64 miss = 0;
 
-	rcu_read_lock();
-	known = fs_maps_find(rcu_dereference(p->maps), ip);
-	rcu_read_unlock();
-	if (known || READ_ONCE(p->last_scan) == now)
+	/* backoff_until means nothing while backoff is 0 (jiffies wrap). */
+	if ((READ_ONCE(p->backoff) &&
+	     time_before(now, READ_ONCE(p->backoff_until))) ||
+	    READ_ONCE(p->last_scan) == now)
 		return;
+	rcu_read_lock();
+	maps = rcu_dereference(p->maps);
+	for (i = 0; i < n && !miss; i++)
+		if (!fs_maps_find(maps, frames[i]))
+			miss = frames[i];
+	rcu_read_unlock();
+	if (!miss)
+		return;
+	WRITE_ONCE(p->want_ip, miss);
 	if (!test_and_set_bit(FS_PROC_SCAN, &p->bits))
 		queue_work(system_unbound_wq, &db->scan_work);
 }
@@ -413,6 +427,34 @@ static void fs_proc_publish(struct fs_procdb *db, struct fs_proc *p,
 	}
 }
 
+#define FS_BACKOFF_MIN	(HZ / 50 ? HZ / 50 : 1)
+#define FS_BACKOFF_MAX	(4 * HZ)
+
+/*
+ * db->lock held, after a scan. If a sample asked for it and its address is
+ * still in no mapping, the address was garbage (a frame walked through code
+ * without frame pointers): back off, doubling. Otherwise requests are
+ * welcome again at once.
+ */
+static void fs_proc_update_backoff(struct fs_procdb *db, struct fs_proc *p)
+{
+	const struct fs_maps *maps = rcu_dereference_protected(p->maps,
+					lockdep_is_held(&db->lock));
+	u64 ip = xchg(&p->want_ip, 0);
+
+	if (ip && !fs_maps_find(maps, ip)) {
+		unsigned long b = clamp(p->backoff * 2,
+					(unsigned long)FS_BACKOFF_MIN,
+					(unsigned long)FS_BACKOFF_MAX);
+
+		/* The deadline first: a nonzero backoff makes it count. */
+		WRITE_ONCE(p->backoff_until, jiffies + b);
+		WRITE_ONCE(p->backoff, b);
+	} else if (ip) {
+		WRITE_ONCE(p->backoff, 0);
+	}
+}
+
 /* Process context, db->lock held: (re)read @p's executable mappings. */
 static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
 			 struct fs_scan_ent *v)
@@ -467,6 +509,7 @@ static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
 	}
 	fs_proc_publish(db, p, v, n);
 	p->last_scan = jiffies;
+	fs_proc_update_backoff(db, p);
 }
 
 /* Process context: read the maps of every address space waiting for it. */

@@ -141,8 +141,8 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		fs_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
 	} else {
 		if (added && key->proc_id)
-			fs_procdb_check_ip(fs.procdb, key->proc_id,
-					   key->frames[nk]);
+			fs_procdb_check_frames(fs.procdb, key->proc_id,
+					       &key->frames[nk], nu);
 		t->counts.recorded++;
 		t->counts.kernel_truncated +=
 			!!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);

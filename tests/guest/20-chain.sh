@@ -28,7 +28,7 @@ for f in during after; do
 	expect_ge "$f: chain sampled" "$total" 100
 	# Samples on a function's first instructions, before its frame
 	# exists, skip its caller: a few per cent, not more.
-	expect_ge "$f: most chain samples are main;outer;middle;hot_leaf (x2)" $((chain * 2)) "$total"
+	expect_ge "$f: >= 90% of chain samples are main;outer;middle;hot_leaf (x10 vs x9)" $((chain * 10)) $((total * 9))
 done
 
 # One thread on one CPU for the workload's run time: at most one sample

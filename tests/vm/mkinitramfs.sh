@@ -58,8 +58,24 @@ copy_libs() {
 	ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
 	while read -r lib; do
 		case "$lib" in "$BUILD"/*) continue ;; esac
-		[ -e "$stage$lib" ] || copy_file "$lib" "$lib"
+		[ -e "$stage$lib" ] && continue
+		copy_file "$lib" "$lib"
+		copy_debug "$lib"
 	done
+}
+
+# copy_debug ELF: its separate debug file, found by build-id as the tool
+# looks for it (/usr/lib/debug/.build-id/xx/rest.debug; libc6-dbg has
+# those of glibc, whose stripped libraries name little otherwise).
+copy_debug() {
+	local id dbg
+	id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
+	[ -n "$id" ] || return 0
+	dbg="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	if [ -f "$dbg" ] && [ ! -e "$stage$dbg" ]; then
+		copy_file "$dbg" "$dbg"
+	fi
+	return 0
 }
 
 # syms ELF: "start end name" per function, as decimal file offsets (what
@@ -100,6 +116,9 @@ echo "$kver" >"$stage/etc/flamestat/kver"
 if [ $no_module = 0 ]; then
 	[ -f "$TOP/kmod/flamestat.ko" ] || vm_die "mkinitramfs: kmod/flamestat.ko is not built (make module)"
 	copy_file "$TOP/kmod/flamestat.ko" /lib/flamestat/flamestat.ko
+	# Also where 'make install' puts it, so that modprobe (and the
+	# tool, which uses modprobe first) finds it; depmod runs below.
+	copy_file "$TOP/kmod/flamestat.ko" "/lib/modules/$kver/extra/flamestat.ko"
 fi
 if [ $no_tool = 0 ] && [ -x "$TOP/user/flamestat" ]; then
 	copy_file "$TOP/user/flamestat" /usr/bin/flamestat
@@ -132,6 +151,9 @@ for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
 	fi
 	# Built in (or absent): the guest does without.
 done
+if [ -d "$stage/lib/modules/$kver" ]; then
+	depmod -b "$stage" "$kver" 2>/dev/null || vm_die "mkinitramfs: depmod failed"
+fi
 
 for e in "${extras[@]}"; do
 	src=${e%%:*}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Module parameters that select what is recorded: pid= (and pid_tree=),
+# kernel_stacks=0 (user only), user_stacks=0 (kernel only), cpus=,
+# percpu=1; each records what it says and counts the rest as dropped.
+# timeout: 150
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+# pid=: only the chosen process is recorded; the others are "filtered".
+wl_bg chain 6
+target=$!
+wl_bg threads 6
+fs_load pid="$target"
+sleep 3
+check "stop" fs_write stop
+fs_read "$FS_TMP/pid.folded"
+others=$(grep -cv '^chain;' "$FS_TMP/pid.folded")
+expect_eq "pid=$target: only chain's stacks" "$others" 0
+expect_ge "pid=$target: chain recorded" "$(fs_sum "$FS_TMP/pid.folded" '^chain;')" 500
+expect_ge "pid=$target: the rest counted as filtered" "$(fs_stat dropped_filtered)" 500
+check "unload" fs_unload
+wl_wait
+
+# kernel_stacks=0: no kernel frames; user code in syscalls still recorded.
+wl_bg syscalls -m read 4
+fs_load kernel_stacks=0
+sleep 2
+check "stop" fs_write stop
+fs_read "$FS_TMP/user.folded"
+expect_eq "kernel_stacks=0: no _[k] frames" "$(grep -c '_\[k\]' "$FS_TMP/user.folded")" 0
+expect_ge "kernel_stacks=0: syscalls recorded" "$(fs_sum "$FS_TMP/user.folded" '^syscalls;')" 300
+check "unload" fs_unload
+wl_wait
+
+# user_stacks=0: kernel frames only; pure user code counted as mode.
+wl_bg syscalls -m read 4
+wl_bg chain 4
+fs_load user_stacks=0
+sleep 2
+check "stop" fs_write stop
+fs_read "$FS_TMP/kernel.folded"
+# Every frame after comm is a kernel frame.
+bad=$(awk '{s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";")
+	for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) {c++; break}} END {print c + 0}' "$FS_TMP/kernel.folded")
+expect_eq "user_stacks=0: only kernel frames" "$bad" 0
+expect_ge "user_stacks=0: syscalls' kernel side recorded" "$(fs_sum "$FS_TMP/kernel.folded" '^syscalls;.*read_[a-z_]*_\[k\]')" 100
+expect_ge "user_stacks=0: chain's user time counted as mode" "$(fs_stat dropped_mode)" 500
+check "unload" fs_unload
+wl_wait
+
+# cpus=0 and percpu=1: only CPU 0 has a timer; every stack says cpu-0.
+wl_bg chain 4
+wl_bg chain 4
+fs_load cpus=0 percpu=1
+sleep 2
+check "stop" fs_write stop
+fs_read "$FS_TMP/cpu0.folded"
+expect_eq "cpus=0 percpu=1: every stack under cpu-0" "$(grep -cv '^cpu-0;' "$FS_TMP/cpu0.folded")" 0
+expect_ge "cpus=0 percpu=1: stacks recorded" "$(fs_sum "$FS_TMP/cpu0.folded")" 300
+check "unload" fs_unload
+wl_wait
+
+# pid_tree=1: a shell's children are included.
+sh -c "$FS_WL/chain 4 & $FS_WL/libwork 4; wait" &
+parent=$!
+fs_load pid="$parent" pid_tree=1
+sleep 2
+check "stop" fs_write stop
+fs_read "$FS_TMP/tree.folded"
+expect_ge "pid_tree=1: a child (chain) recorded" "$(fs_sum "$FS_TMP/tree.folded" '^chain;')" 200
+expect_ge "pid_tree=1: the other child (libwork) recorded" "$(fs_sum "$FS_TMP/tree.folded" '^libwork;')" 200
+check "unload" fs_unload
+wait "$parent"
+
+check_not "pid=0 refused at load" insmod "$FS_KO" pid=0
+check_not "freq=0 refused at load" insmod "$FS_KO" freq=0
+check_not "freq=20001 refused at load" insmod "$FS_KO" freq=20001
+check_not "kernel_stacks=0 user_stacks=0 refused" insmod "$FS_KO" kernel_stacks=0 user_stacks=0
+check_not "cpus=99 refused" insmod "$FS_KO" cpus=99
+check_not "pid_tree without pid refused" insmod "$FS_KO" pid_tree=1
+finish
