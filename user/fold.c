@@ -30,16 +30,19 @@ static void put_comm(struct strbuf *sb, const char *comm, size_t max)
 void fold_meta(const struct snapshot *s, struct profile_meta *m)
 {
 	const struct flamestat_stats *st = &s->hdr.stats;
-	uint64_t dropped = 0;
-	int i;
+	/* Left out on purpose (idle, other processes, -K/-U) is not lost. */
+	uint64_t excluded = st->dropped[FLAMESTAT_DROP_IDLE] +
+			    st->dropped[FLAMESTAT_DROP_FILTERED] +
+			    st->dropped[FLAMESTAT_DROP_MODE];
 
 	memset(m, 0, sizeof(*m));
-	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
-		dropped += st->dropped[i];
-	/* profile_meta: samples are kept ones, recorded are all taken. */
+	/*
+	 * profile_meta: samples are those in the profile, recorded those
+	 * taken in scope, dropped those lost (no registers, tables full).
+	 */
 	m->samples = st->recorded;
-	m->recorded = st->samples;
-	m->dropped = dropped;
+	m->recorded = st->samples - excluded;
+	m->dropped = st->samples - excluded - st->recorded;
 	m->freq = s->hdr.config.freq_hz;
 	m->duration_ns = st->running_ns;
 	m->cpus = st->nr_cpus;

@@ -48,7 +48,7 @@ static void write_header(const struct profile *p, uint64_t total,
 		(unsigned long long)total);
 	if (m->present & PROFILE_META_RECORDED &&
 	    m->present & PROFILE_META_DROPPED)
-		fprintf(out, " (%llu taken, %llu not recorded)",
+		fprintf(out, " (%llu taken, %llu lost)",
 			(unsigned long long)m->recorded,
 			(unsigned long long)m->dropped);
 	if (m->present & PROFILE_META_FREQ)

@@ -1,26 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The demo's guest side: profile the chain and syscalls workloads with the
-# module and save the folded stacks (raw, and with the workloads' frames
-# named) as artifacts.
-# timeout: 120
+# The demo's guest side: `flamestat record` (which loads the module) of the
+# chain, shared-library and syscalls workloads, saved as named folded stacks
+# with the recording's totals in a header, a report and the raw recording;
+# then the same workloads read the insmod-and-cat way.
+# timeout: 150
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . /tests/lib.sh
 
 SECS=${FS_DEMO_SECS:-5}
-# shellcheck disable=SC2119 # no module parameters
+log "flamestat record of chain, libwork and syscalls for ${SECS}s"
+flamestat record -q --header --raw "$FS_TMP/demo.fstat" -o "$FS_TMP/named.folded" \
+	-- sh -c "$FS_WL/chain $SECS & $FS_WL/libwork $SECS & $FS_WL/syscalls $SECS; wait" ||
+	die "flamestat record failed (status $?)"
+[ -s "$FS_TMP/named.folded" ] || die "no stacks recorded"
+flamestat report --limit 15 "$FS_TMP/demo.fstat" >"$FS_TMP/report.txt" || die "flamestat report failed"
+flamestat status | sed 's/^/# /'
+sed 's/^/# /' "$FS_TMP/report.txt"
+artifact "$FS_TMP/named.folded"
+artifact "$FS_TMP/report.txt"
+artifact "$FS_TMP/demo.fstat"
+fs_loaded && { rmmod flamestat || die "rmmod failed"; }
+
+# Without the tool: insmod, cat.
 fs_load
-log "profiling chain and syscalls for ${SECS}s"
-wl_bg chain "$SECS"
-wl_bg syscalls "$SECS"
+wl_bg chain 2
+wl_bg syscalls 2
 wl_wait || die "a workload failed"
 fs_write stop || die "stop: $FS_WRITE_ERR"
 fs_read "$FS_TMP/raw.folded" || die "cat $FS_DEV failed"
-fs_symbolize <"$FS_TMP/raw.folded" >"$FS_TMP/named.folded"
-sed 's/^/# stats: /' "$FS_STATS"
-[ -s "$FS_TMP/raw.folded" ] || die "no stacks recorded"
+[ -s "$FS_TMP/raw.folded" ] || die "cat $FS_DEV gave no stacks"
 artifact "$FS_TMP/raw.folded"
-artifact "$FS_TMP/named.folded"
 fs_unload || die "rmmod failed"
-log "$(wc -l <"$FS_TMP/raw.folded") stacks, $(fs_sum "$FS_TMP/raw.folded") samples"
+log "$(grep -vc '^#' "$FS_TMP/named.folded") stacks recorded; cat gave $(wc -l <"$FS_TMP/raw.folded")"
 finish

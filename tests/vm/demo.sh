@@ -59,9 +59,13 @@ bad=$(tr -d '\r' <"$work/channel.log" | grep -E -- "$FS_VM_BAD_DMESG" | head -n 
 [ -z "$bad" ] || { vm_msg "demo: warning: the guest kernel logged:"; echo "$bad" >&2; }
 
 cp "$named" "$dest/flamestat-demo.folded"
-vm_msg "folded stacks: $dest/flamestat-demo.folded ($(wc -l <"$named") stacks, $(awk '{s += $NF} END {print s + 0}' "$named") samples)"
+vm_msg "folded stacks: $dest/flamestat-demo.folded ($(grep -vc '^#' "$named") stacks, $(awk '!/^#/ {s += $NF} END {print s + 0}' "$named") samples)"
+if [ -s "$work/artifacts/demo/report.txt" ]; then
+	vm_msg "report (flamestat report of the recording):"
+	sed 's/^/    /' "$work/artifacts/demo/report.txt" >&2
+fi
 if "$TOP/user/flamestat" svg --help >/dev/null 2>&1; then
-	if "$TOP/user/flamestat" svg --title "flamestat demo: chain + syscalls in a QEMU guest" \
+	if "$TOP/user/flamestat" svg --title "flamestat demo: chain, libwork and syscalls in a QEMU guest" \
 		-o "$dest/flamestat-demo.svg" "$dest/flamestat-demo.folded"; then
 		vm_msg "flame graph:   $dest/flamestat-demo.svg (open it in a browser)"
 	else
