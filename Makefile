@@ -52,8 +52,11 @@ install-tool: tool
 	$(MAKE) -C user install VERSION=$(VERSION) DESTDIR=$(DESTDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR)
 
 # INSTALL_MOD_PATH makes the kernel's modules_install DESTDIR-aware.
+# Distribution header packages carry no signing key: sign only with one
+# (see docs/SECURE-BOOT.md for signing with your own key or DKMS's).
 install-module: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra \
+		$(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=) modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 # Installs what the build and the tests need (Debian, as root); a no-op
