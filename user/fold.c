@@ -149,9 +149,10 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 						 j > 0);
 		if (o->delimiter && nu && nk)
 			frames[n++] = "-";
+		/* Markers, not symbols: neither named nor counted as such. */
 		if (nk && (r->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED))
-			frames[n++] = symbolize_kernel_named(sym,
-							     "[truncated]", 0);
+			frames[n++] = o->annotate ? "[truncated]_[k]" :
+				      "[truncated]";
 		for (j = nk; j-- > 0;)
 			frames[n++] = kernel_frame(s, sym, r->frames[j], j > 0);
 

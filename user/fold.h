@@ -15,6 +15,7 @@ struct fold_opts {
 	bool delimiter;		/* a "-" frame between user and kernel frames */
 	bool no_kernel;		/* leave kernel frames out */
 	bool no_user;		/* leave user frames out */
+	bool annotate;		/* [truncated]_[k] for the kernel marker */
 };
 
 /*

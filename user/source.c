@@ -112,12 +112,14 @@ int src_fold_snapshot(const struct snapshot *s, bool live,
 		      const struct src_opts *o, struct profile *p)
 {
 	struct symbolize_opts so = o->sym;
+	struct fold_opts fo = o->fold;
 	struct symbolizer *sym;
 	int ret;
 
 	so.local_vdso = snapshot_from_this_boot(s, live);
+	fo.annotate = so.annotate;
 	sym = symbolizer_new(&so);
-	ret = fold_snapshot(s, sym, &o->fold, p);
+	ret = fold_snapshot(s, sym, &fo, p);
 	if (o->verbose)
 		symbolizer_dump(sym, stderr);
 	symbolizer_free(sym);

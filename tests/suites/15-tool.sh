@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The tool on the host, without the module: fold and report of synthetic
+# binary snapshots (tests/tool/mksnap.c) against golden files, output that
+# flamegraph.pl's parser accepts line by line, corrupt snapshots refused
+# cleanly, and the option errors and exit statuses of every subcommand.
+# BLESS=1 rewrites the golden files.
+source "$(dirname "$0")/../lib/common.sh"
+
+T=$BUILD/tool
+G=$TOP/tests/tool/golden
+FS=$TOP/user/flamestat
+mkdir -p "$T"
+[ -x "$FS" ] || { fail tool-build "user/flamestat is not built (make tool)"; exit 0; }
+if ! gcc -O1 -g -std=gnu11 -Wall -Wextra -Werror -I"$TOP/kmod" \
+	-o "$T/mksnap" "$TOP/tests/tool/mksnap.c" 2>"$T/mksnap.log"; then
+	fail tool-mksnap "$(head -3 "$T/mksnap.log" | tr '\n' '|')"
+	exit 0
+fi
+make -s -C "$TOP/tests/workloads" O="$BUILD/workloads" >/dev/null || {
+	fail tool-workloads "tests/workloads did not build"; exit 0; }
+chain=$BUILD/workloads/chain
+
+# off SYMBOL: file offset of SYMBOL in chain, in hex (PT_LOAD mapping).
+off() {
+	local va
+	va=$(nm "$chain" | awk -v s="$1" '$3 == s {print $1; exit}')
+	[ -n "$va" ] || { echo "no symbol $1" >&2; return 1; }
+	va=$((16#$va))
+	# (mawk has no strtonum: the arithmetic is bash's.)
+	while read -r o v f; do
+		if [ "$va" -ge $((v)) ] && [ "$va" -lt $((v + f)) ]; then
+			printf '0x%x\n' $((va - v + o))
+			return 0
+		fi
+	done < <(readelf -lW "$chain" | awk '$1 == "LOAD" {print $2, $3, $5}')
+	echo "symbol $1 in no PT_LOAD" >&2
+	return 1
+}
+base=0x555555554000
+addr() { printf '0x%x' $((base + $(off "$1") + $2)); }
+bid=$(readelf -n "$chain" | awk '/Build ID:/ {print $3}')
+size=$(stat -c %s "$chain")
+
+# A leaf is named at its address, a return address one byte back: +1 and
+# +2 both land inside the function.
+leaf=$(addr hot_leaf 1) r_mid=$(addr middle 2) r_out=$(addr outer 2) r_main=$(addr main 2)
+cat >"$T/spec" <<EOF
+header freq=997 samples=200 recorded=100 idle=80 filtered=12 table_full=8 running_ns=2000000000 cpus=2 cost_ns=200000
+file 1 $chain build_id=$bid
+file 2 /nonexistent/libgone.so.1 build_id=00112233445566778899aabbccddeeff00112233
+proc 1 tgid=4242 comm=chain
+proc 2 tgid=4343 comm=we\\cird\\sname flags=exited
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+map 1 0 0x7f1000000000 0x7f1000001000 0 anon
+map 2 2 0x7f0000000000 0x7f0000010000 0x1000
+ksym 0xffffffff81001000 0x10 do_syscall_64
+ksym 0xffffffff81002000 0x20 vfs_read
+ksym 0xffffffffc0001000 0x5 ext4_file_read_iter [ext4]
+stack 70 proc=1 tgid=4242 comm=chain u=$leaf,$r_mid,$r_out,$r_main
+stack 10 proc=1 tgid=4242 comm=chain k=0xffffffff81002000,0xffffffff81001000 u=$leaf,$r_mid,$r_out,$r_main
+stack 5 proc=2 tgid=4343 comm=we\\cird\\sname flags=ut u=0x7f0000001234,0x7f0000002345
+stack 3 proc=0 tgid=0 comm=kworker/0:1 flags=kthread k=0xffffffffc0001000,0xffffffff81001000
+stack 2 proc=0 tgid=0 comm=kworker/1:0 flags=kthread,kt k=0xffffffff89999999,0xffffffff81001000
+stack 4 proc=1 tgid=4242 comm=chain cpu=1 u=0x7f1000000010,$r_main
+stack 6 proc=9 tgid=4444 comm=gone u=0x7ffff000
+EOF
+if ! "$T/mksnap" <"$T/spec" >"$T/snap.fstat" 2>"$T/mksnap.err"; then
+	fail tool-snapshot "mksnap: $(cat "$T/mksnap.err")"
+	exit 0
+fi
+# Symbolize only from what the test controls.
+empty=$T/empty
+mkdir -p "$empty"
+: >"$T/kallsyms"
+env_opts=(--kallsyms "$T/kallsyms" --perfmap-dir "$empty" --debug-dir "$empty")
+
+# golden NAME CMD...: CMD's stdout against tests/tool/golden/NAME.
+golden() {
+	local name=$1 got=$T/$1.out
+	shift
+	if ! "$@" >"$got" 2>"$T/$name.err"; then
+		fail "tool-golden-$name" "exit status $?: $(head -3 "$T/$name.err" | tr '\n' '|')"
+		return
+	fi
+	if [ "${BLESS:-}" = 1 ]; then
+		mkdir -p "$G" && cp "$got" "$G/$name"
+		pass "tool-golden-$name (blessed)"
+	elif [ ! -f "$G/$name" ]; then
+		fail "tool-golden-$name" "no golden file (run with BLESS=1)"
+	elif cmp -s "$got" "$G/$name"; then
+		pass "tool-golden-$name"
+	else
+		fail "tool-golden-$name" "differs: $(diff "$G/$name" "$got" | head -6 | tr '\n' '|')"
+	fi
+}
+
+golden fold "$FS" fold "${env_opts[@]}" "$T/snap.fstat"
+golden fold-options "$FS" fold "${env_opts[@]}" --comm-pid --cpu-root --delimiter --no-annotate "$T/snap.fstat"
+golden fold-addresses "$FS" fold "${env_opts[@]}" --addresses "$T/snap.fstat"
+golden fold-header "$FS" fold "${env_opts[@]}" --header "$T/snap.fstat"
+golden report "$FS" report "${env_opts[@]}" "$T/snap.fstat"
+golden report-total "$FS" report "${env_opts[@]}" --sort total --limit 5 "$T/snap.fstat"
+# A folded file read back gives the same report as the snapshot.
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" >"$T/back.folded" 2>/dev/null
+golden report-folded "$FS" report "$T/back.folded"
+# (without --header a folded file carries no totals: compare the rows)
+check tool-report-folded-same cmp <(grep -v '^#' "$T/report.out") <(grep -v '^#' "$T/report-folded.out")
+
+# Lockdown and hidden kernel addresses: kernel frames are ids with names.
+sed 's/^header /header flags=lockdown,kaddr_hidden /; s/^ksym 0xffffffff81001000 /ksym 1 /; /^ksym 0xffffffff8100[2]/d; /^ksym 0xffffffffc/d' "$T/spec" |
+	sed 's/k=0xffffffff81002000,0xffffffff81001000/k=1/; s/k=0xffffffffc0001000,0xffffffff81001000/k=1/; s/k=0xffffffff89999999,0xffffffff81001000/k=1,2/' |
+	sed 's/^ksym 1 0x10 do_syscall_64/ksym 1 0 [withheld]/' >"$T/spec-lock"
+"$T/mksnap" <"$T/spec-lock" >"$T/lock.fstat"
+golden fold-lockdown "$FS" fold "${env_opts[@]}" "$T/lock.fstat"
+
+# flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
+# ';'; inferno likewise. Every line we write must parse, and no frame may
+# be empty.
+for f in fold fold-options fold-addresses fold-lockdown; do
+	bad=$(awk '!/^.*[ \t]+[0-9]+$/ {print NR": "$0; next}
+		{s = $0; sub(/[ \t]+[0-9]+$/, "", s); n = split(s, a, ";")
+		 for (i = 1; i <= n; i++) if (a[i] == "") {print NR": empty frame"; next}}' "$T/$f.out")
+	if [ -n "$bad" ]; then
+		fail "tool-flamegraph-format-$f" "$(echo "$bad" | head -3 | tr '\n' '|')"
+	else
+		pass "tool-flamegraph-format-$f"
+	fi
+done
+
+# Corrupt snapshots: one line naming the problem, status 1, never a crash.
+corrupt() {
+	local name=$1 file=$T/corrupt-$1.fstat out rc
+	out=$("$FS" fold "${env_opts[@]}" "$file" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 1 ] && [ -n "$out" ] && [ "$(echo "$out" | wc -l)" = 1 ]; then
+		pass "tool-corrupt-$name"
+	else
+		fail "tool-corrupt-$name" "status $rc, stderr '$out'"
+	fi
+}
+len=$(stat -c %s "$T/snap.fstat")
+head -c $((len - 8)) "$T/snap.fstat" >"$T/corrupt-truncated.fstat"
+corrupt truncated
+head -c 300 "$T/snap.fstat" >"$T/corrupt-header-only.fstat"
+corrupt header-only
+# A record whose size runs past the end (the first record starts at the header's end).
+hs=$(od -An -tu2 -j6 -N2 "$T/snap.fstat" | tr -d ' ')
+cp "$T/snap.fstat" "$T/corrupt-recsize.fstat"
+printf '\xff\xff\xff\x7f' | dd of="$T/corrupt-recsize.fstat" bs=1 seek=$((hs + 4)) conv=notrunc 2>/dev/null
+corrupt recsize
+cp "$T/snap.fstat" "$T/corrupt-abi.fstat"
+printf '\x63\x00' | dd of="$T/corrupt-abi.fstat" bs=1 seek=4 conv=notrunc 2>/dev/null
+corrupt abi
+if command -v valgrind >/dev/null; then
+	check tool-valgrind-fold valgrind -q --error-exitcode=9 --leak-check=full \
+		"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o /dev/null
+	check tool-valgrind-corrupt sh -c "valgrind -q --error-exitcode=9 --leak-check=full $FS fold --kallsyms $T/kallsyms $T/corrupt-recsize.fstat >/dev/null 2>&1; test \$? = 1"
+fi
+
+# Exit statuses: option errors are 2 with a one-line reason, --help is 0.
+status() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$@" >"$T/st.out" 2>"$T/st.err" </dev/null
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		pass "tool-status-$name"
+	else
+		fail "tool-status-$name" "status $rc, want $want: $(head -2 "$T/st.err" | tr '\n' '|')"
+	fi
+}
+for c in record report fold svg diff status; do
+	status "help-$c" 0 "$FS" "$c" --help
+done
+status version 0 "$FS" --version
+status no-command 2 "$FS"
+status unknown-command 2 "$FS" frobnicate
+status record-freq-0 2 "$FS" record -F 0
+status record-freq-high 2 "$FS" record -F 20001
+status record-freq-junk 2 "$FS" record -F 99x
+status record-duration 2 "$FS" record -d -1
+status record-pid-junk 2 "$FS" record -p 12,abc
+status record-pid-many 2 "$FS" record -p 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+status record-a-and-p 2 "$FS" record -a -p 1
+status record-K-and-U 2 "$FS" record -K -U
+status record-format 2 "$FS" record --format pdf
+status record-kdepth 2 "$FS" record --kernel-depth 0
+status record-udepth 2 "$FS" record --user-depth 1025
+status record-cpu-root 2 "$FS" record --cpu-root
+status record-unknown-option 2 "$FS" record --frobnicate
+status record-svg-option 2 "$FS" record --width abc
+status report-sort 2 "$FS" report --sort bogus "$T/snap.fstat"
+status report-limit 2 "$FS" report --limit x "$T/snap.fstat"
+status report-min 2 "$FS" report --min 101 "$T/snap.fstat"
+status report-two-files 2 "$FS" report "$T/snap.fstat" "$T/snap.fstat"
+status report-missing-file 1 "$FS" report /nonexistent.folded
+status fold-header-in-report 2 "$FS" report --header "$T/snap.fstat"
+status status-argument 2 "$FS" status extra
+status report-ok 0 "$FS" report "${env_opts[@]}" "$T/snap.fstat"
