@@ -19,6 +19,11 @@ FS_SYMS=/etc/flamestat/syms
 mkdir -p "$FS_TMP" "$FS_ARTIFACTS"
 FS_FAILS=0
 FS_BG=""
+# FS_TORTURE=short|long: the size of the torture tests (mkinitramfs.sh).
+# shellcheck disable=SC2034 # read by the torture tests
+FS_TORTURE=short
+# shellcheck disable=SC1091 # written by mkinitramfs.sh
+[ -f /etc/flamestat/env ] && . /etc/flamestat/env
 
 log() { echo "# $*"; }
 ok() { echo "ok - $*"; }

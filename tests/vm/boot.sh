@@ -13,6 +13,8 @@
 #     --grace S          time a test may run past its own timeout (60)
 #     --disk-mb MB       size of the artifact disk (64; 0: none)
 #     --kver R           guest kernel release (default: the module's vermagic)
+#     --kernel IMAGE     kernel to boot (default $FLAMESTAT_KERNEL, else
+#                        /boot/vmlinuz-R)
 #     --shell            console on this terminal, a shell after the tests
 #
 # OUTDIR gets console.log (ttyS0: the kernel console), channel.log (ttyS1:
@@ -25,7 +27,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 initrd="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}
-boot_timeout=180 grace=60 disk_mb=64 kver="" shell=0
+boot_timeout=180 grace=60 disk_mb=64 kver="" kernel="" shell=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-i) initrd=$2; shift ;;
@@ -39,8 +41,9 @@ while [ $# -gt 0 ]; do
 	--grace) grace=$2; shift ;;
 	--disk-mb) disk_mb=$2; shift ;;
 	--kver) kver=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
 	--shell) shell=1 ;;
-	-h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -48,7 +51,8 @@ done
 [ -f "$initrd" ] || vm_die "boot: -i INITRAMFS is required"
 [ -n "$out" ] || vm_die "boot: -o OUTDIR is required"
 [ -n "$kver" ] || kver=$(vm_kver)
-kernel=$(vm_kernel_image "$kver")
+[ -n "$kernel" ] || kernel=$(vm_kernel_image "$kver")
+[ -r "$kernel" ] || vm_die "boot: no kernel image $kernel"
 if [ $icount = 1 ]; then
 	# -icount hangs at boot with more than one vCPU (machine.md).
 	[ "$smp" = 1 ] || vm_die "boot: --icount needs --smp 1"

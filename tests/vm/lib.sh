@@ -14,13 +14,18 @@ mkdir -p "$BUILD" "$FLAMESTAT_CACHE"
 # Extended regular expression, matched against each dmesg line.
 FS_VM_BAD_DMESG='Oops|BUG:|kernel BUG|WARNING:|possible circular locking|lockdep|KASAN|KCSAN|UBSAN|KFENCE|[Rr][Cc][Uu].*stall|scheduling while atomic|sleeping function called from invalid context|general protection fault|[Kk]ernel panic|suspected memory leak|kmemleak|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption|refcount_t:|Unable to handle kernel|stack-protector|segfault at|Call Trace:'
 
+# The module and the kernel the guests use. A whole run can use another
+# kernel (tests/debug-kernel/check.sh: the debug kernel) by setting
+# FLAMESTAT_KERNEL (its bzImage) and FLAMESTAT_KO (the module built for it).
+FS_VM_KO=${FLAMESTAT_KO:-$TOP/kmod/flamestat.ko}
+
 vm_msg() { echo "flamestat-vm: $*" >&2; }
 vm_die() { vm_msg "$*"; exit 1; }
 
 # The release of the kernel to boot: the one the module was built for
 # (its vermagic), else the one scripts/kernel-headers.sh picks.
 vm_kver() {
-	local ko="$TOP/kmod/flamestat.ko" v=""
+	local ko=$FS_VM_KO v=""
 	if [ -f "$ko" ]; then
 		v=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
 	fi
@@ -28,9 +33,9 @@ vm_kver() {
 	echo "$v"
 }
 
-# The kernel image for release $1.
+# The kernel image for release $1 ($FLAMESTAT_KERNEL when set).
 vm_kernel_image() {
-	local img="/boot/vmlinuz-$1"
+	local img=${FLAMESTAT_KERNEL:-/boot/vmlinuz-$1}
 	[ -r "$img" ] || vm_die "no kernel image $img: apt-get install linux-image-$1 (or linux-image-amd64)"
 	echo "$img"
 }

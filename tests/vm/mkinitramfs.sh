@@ -16,7 +16,12 @@
 #     -T              no tool (user/flamestat) even if it is built
 #
 # The tests run in the order given, each as /tests/NAME.sh, with
-# tests/guest/lib.sh as /tests/lib.sh.
+# tests/guest/lib.sh as /tests/lib.sh. Environment: FLAMESTAT_KO (the
+# module, default kmod/flamestat.ko), FLAMESTAT_TIMEOUT_SCALE (every test
+# timeout multiplied by it, for slow kernels; default 1), FLAMESTAT_TORTURE
+# (short or long: the size of the torture tests, in the guest's
+# /etc/flamestat/env as FS_TORTURE; default short; with long, a test's
+# "# timeout-long: S" header replaces its "# timeout: S").
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -112,13 +117,19 @@ chmod 755 "$stage/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nfsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$stage/etc/passwd"
 printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
 echo "$kver" >"$stage/etc/flamestat/kver"
+case "${FLAMESTAT_TORTURE:-short}" in
+short | long) echo "FS_TORTURE=${FLAMESTAT_TORTURE:-short}" >"$stage/etc/flamestat/env" ;;
+*) vm_die "mkinitramfs: FLAMESTAT_TORTURE must be short or long" ;;
+esac
+tscale=${FLAMESTAT_TIMEOUT_SCALE:-1}
+[[ $tscale =~ ^[1-9][0-9]*$ ]] || vm_die "mkinitramfs: FLAMESTAT_TIMEOUT_SCALE must be a positive integer"
 
 if [ $no_module = 0 ]; then
-	[ -f "$TOP/kmod/flamestat.ko" ] || vm_die "mkinitramfs: kmod/flamestat.ko is not built (make module)"
-	copy_file "$TOP/kmod/flamestat.ko" /lib/flamestat/flamestat.ko
+	[ -f "$FS_VM_KO" ] || vm_die "mkinitramfs: $FS_VM_KO is not built (make module)"
+	copy_file "$FS_VM_KO" /lib/flamestat/flamestat.ko
 	# Also where 'make install' puts it, so that modprobe (and the
 	# tool, which uses modprobe first) finds it; depmod runs below.
-	copy_file "$TOP/kmod/flamestat.ko" "/lib/modules/$kver/extra/flamestat.ko"
+	copy_file "$FS_VM_KO" "/lib/modules/$kver/extra/flamestat.ko"
 fi
 if [ $no_tool = 0 ] && [ -x "$TOP/user/flamestat" ]; then
 	copy_file "$TOP/user/flamestat" /usr/bin/flamestat
@@ -170,7 +181,9 @@ for t in "$@"; do
 	[ -f "$t" ] || vm_die "mkinitramfs: no guest test $t"
 	name=$(basename "$t" .sh)
 	copy_file "$t" "/tests/$name.sh"
-	echo "$name $(vm_test_header "$t" timeout "$def_timeout")" >>"$stage/etc/flamestat/tests"
+	tmo=$(vm_test_header "$t" timeout "$def_timeout")
+	[ "${FLAMESTAT_TORTURE:-short}" = long ] && tmo=$(vm_test_header "$t" timeout-long "$tmo")
+	echo "$name $((tmo * tscale))" >>"$stage/etc/flamestat/tests"
 done
 
 if ! (cd "$stage" && find . -print | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"; then
