@@ -22,13 +22,16 @@ extern const size_t asset_flamegraph_css_len;
 
 /*
  * The document: frames sit in a nested <svg> whose viewBox is in samples
- * and stretches horizontally, so each <rect> carries exact integer sample
- * positions, no text and no per-frame style; the browser does the scaling
- * and zooming is a viewBox change. Frames of one depth share a row <g>.
- * Labels live outside in pixel coordinates (text must not stretch); the
- * static ones are for viewers without JavaScript, the script redraws them.
- * Names and colours are per distinct name: a CSS class "nK" gives the
- * colour and fsData.names[K] the name.
+ * and stretches horizontally, so each frame carries exact integer sample
+ * positions and nothing else: <path d="M{x} 0h{width}"/>, a line as thick
+ * as a frame (stroke-width in CSS). The browser does the scaling, and
+ * zooming is a viewBox change. Frames of one depth share a row <g>, and
+ * within it frames of one colour share a <g class> whose CSS rule gives
+ * the colour. The names, one per frame in document order, are indices into
+ * fsData.names. This keeps a frame near 30 bytes, a fifth or less of
+ * flamegraph.pl's, for the same picture. Labels live outside in pixel
+ * coordinates (text must not stretch); the static ones are for viewers
+ * without JavaScript, the script redraws them.
  */
 struct writer {
 	struct strbuf sb;
@@ -37,8 +40,9 @@ struct writer {
 	struct fg_layout l;
 	uint32_t *order;	/* node indices by depth, then x */
 	uint32_t *row_start;	/* max_depth + 2 entries */
-	uint32_t *cls;		/* frame id -> class + 1; 0 = none yet */
-	uint32_t *cls_id;	/* class -> frame id */
+	uint32_t *key;		/* per node: colour group, see node_key() */
+	uint32_t *cls;		/* frame id -> name index + 1; 0 = none yet */
+	uint32_t *cls_id;	/* name index -> frame id */
 	size_t ncls;
 	bool diff;
 	double scale;		/* px per sample at the static width */
@@ -101,39 +105,83 @@ static void add_text(struct strbuf *sb, const char *s)
 	svg_xml_escape(sb, s, strlen(s));
 }
 
-static int cmp_x(const void *a, const void *b, void *arg)
-{
-	const struct fg_node *n = arg;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+#define KEY_ROOT UINT32_MAX
+#define KEY_MORE (UINT32_MAX - 1)
+#define KEY_DIFF0 64		/* diff: key = level + KEY_DIFF0 */
 
-	if (n[i].x != n[j].x)
-		return n[i].x < n[j].x ? -1 : 1;
-	return i < j ? -1 : i > j;
+static uint32_t node_key(struct writer *w, const struct fg_node *n,
+			 uint32_t *cache)
+{
+	if (n->name == FG_ROOT)
+		return KEY_ROOT;
+	if (n->name == FG_MORE)
+		return KEY_MORE;
+	if (w->diff)
+		return (uint32_t)(svg_diff_level(n->self_delta, w->l.max_delta,
+						 w->o->negate) + KEY_DIFF0);
+	if (n->flags & FG_WAKER)
+		return svg_color_class(w->o, profile_name(w->p, n->name),
+				       profile_name_len(w->p, n->name), true);
+	if (!cache[n->name])
+		cache[n->name] = 1 + svg_color_class(w->o,
+				profile_name(w->p, n->name),
+				profile_name_len(w->p, n->name), false);
+	return cache[n->name] - 1;
 }
 
-/* Rows in depth order, frames left to right: a stable document order. */
+/* Keys as dense bucket numbers for counting sorts: colours, then root, more. */
+static uint32_t nkeys(const struct writer *w)
+{
+	return (w->diff ? 2 * KEY_DIFF0 : 16 * 512) + 2;
+}
+
+static uint32_t bucket(const struct writer *w, uint32_t key)
+{
+	uint32_t n = nkeys(w);
+
+	return key == KEY_ROOT ? n - 2 : key == KEY_MORE ? n - 1 : key;
+}
+
+/*
+ * Document order: rows by depth, in a row colour groups, in a group x.
+ * Nodes are in pre-order, so within a depth their indices already follow
+ * x (the "(N more)" blocks, appended last, follow x among themselves and
+ * form their own group); two stable counting sorts, by colour then by
+ * depth, give the order without a single comparison.
+ */
 static void sort_rows(struct writer *w)
 {
 	struct fg_layout *l = &w->l;
-	uint32_t rows = l->max_depth + 1, d;
-	uint32_t *fill;
-	size_t i;
+	uint32_t rows = l->max_depth + 1, nk = nkeys(w), d, k;
+	size_t nn = profile_nnames(w->p), i;
+	uint32_t *cache = xcalloc(nn ? nn : 1, sizeof(*cache));
+	uint32_t *count = xcalloc(nk + 1, sizeof(*count));
+	uint32_t *tmp = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*tmp));
+
+	w->key = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*w->key));
+	for (i = 0; i < l->n; i++) {
+		w->key[i] = node_key(w, &l->nodes[i], cache);
+		count[bucket(w, w->key[i]) + 1]++;
+	}
+	free(cache);
+	for (k = 0; k < nk; k++)
+		count[k + 1] += count[k];
+	for (i = 0; i < l->n; i++)
+		tmp[count[bucket(w, w->key[i])]++] = (uint32_t)i;
+	free(count);
 
 	w->row_start = xcalloc(rows + 1, sizeof(*w->row_start));
-	w->order = xreallocarray(NULL, l->n, sizeof(*w->order));
+	w->order = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*w->order));
 	for (i = 0; i < l->n; i++)
 		w->row_start[l->nodes[i].depth + 1]++;
 	for (d = 0; d < rows; d++)
 		w->row_start[d + 1] += w->row_start[d];
-	fill = xreallocarray(NULL, rows, sizeof(*fill));
-	memcpy(fill, w->row_start, rows * sizeof(*fill));
+	count = xreallocarray(NULL, rows, sizeof(*count));
+	memcpy(count, w->row_start, rows * sizeof(*count));
 	for (i = 0; i < l->n; i++)
-		w->order[fill[l->nodes[i].depth]++] = (uint32_t)i;
-	for (d = 0; d < rows; d++)
-		qsort_r(w->order + w->row_start[d],
-			w->row_start[d + 1] - w->row_start[d],
-			sizeof(*w->order), cmp_x, l->nodes);
-	free(fill);
+		w->order[count[l->nodes[tmp[i]].depth]++] = tmp[i];
+	free(count);
+	free(tmp);
 }
 
 static void assign_classes(struct writer *w)
@@ -157,34 +205,55 @@ static void add_color(struct strbuf *sb, struct rgb c)
 	sb_addf(sb, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
+static void add_key_class(struct strbuf *sb, const struct writer *w,
+			  uint32_t key)
+{
+	if (key == KEY_ROOT)
+		sb_adds(sb, "root");
+	else if (key == KEY_MORE)
+		sb_adds(sb, "more");
+	else
+		sb_addf(sb, "%c%u", w->diff ? 'd' : 'c', key);
+}
+
 static void write_style(struct writer *w)
 {
 	const struct svg_options *o = w->o;
 	struct strbuf *sb = &w->sb;
 	char top[8], bottom[8];
-	size_t k;
-	uint32_t id;
+	uint32_t key;
+	char *used;
+	size_t i;
 
 	svg_bg_colors(o, top, bottom);
 	sb_addf(sb, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
 		top, bottom);
 	sb_adds(sb, "<style type=\"text/css\"><![CDATA[\n");
-	sb_addf(sb, "text{font-family:%s;font-size:%gpx}\n#title{font-size:%gpx}\n#frames rect{height:%upx}\n#frames rect.m{fill:%s}\n",
+	sb_addf(sb, "text{font-family:%s;font-size:%gpx}\n#title{font-size:%gpx}\n#frames path{stroke-width:%upx}\n#frames path.m{stroke:%s}\n",
 		o->font_type, o->font_size, o->font_size + 5,
 		o->frame_height - 1, o->search_color);
 	sb_add(sb, asset_flamegraph_css, asset_flamegraph_css_len);
-	if (!w->diff) {
-		sb_adds(sb, "#frames rect.root{fill:");
-		add_color(sb, svg_frame_color(o, "all", 3, false));
+	sb_adds(sb, ".root{stroke:");
+	add_color(sb, w->diff ? svg_diff_level_color(0) :
+		  svg_class_color(svg_color_class(o, "all", 3, false)));
+	sb_adds(sb, "}\n");
+	/* One rule per colour in use, in key order. */
+	used = xcalloc(nkeys(w), 1);
+	for (i = 0; i < w->l.n; i++)
+		if (w->key[i] < KEY_MORE)
+			used[w->key[i]] = 1;
+	for (key = 0; key < nkeys(w) - 2; key++) {
+		if (!used[key])
+			continue;
+		sb_add(sb, ".", 1);
+		add_key_class(sb, w, key);
+		sb_adds(sb, "{stroke:");
+		add_color(sb, w->diff ?
+			  svg_diff_level_color((int)key - KEY_DIFF0) :
+			  svg_class_color(key));
 		sb_adds(sb, "}\n");
-		for (k = 0; k < w->ncls; k++) {
-			id = w->cls_id[k];
-			sb_addf(sb, ".n%zu{fill:", k);
-			add_color(sb, svg_frame_color(o, profile_name(w->p, id),
-					profile_name_len(w->p, id), false));
-			sb_adds(sb, "}\n");
-		}
 	}
+	free(used);
 	sb_adds(sb, "]]></style>\n");
 }
 
@@ -287,57 +356,46 @@ static void write_frames(struct writer *w)
 	const struct svg_options *o = w->o;
 	struct strbuf *sb = &w->sb;
 	const struct fg_layout *l = &w->l;
-	uint32_t d, i;
+	uint64_t h = (uint64_t)(l->max_depth + 1) * o->frame_height;
+	uint32_t d, i, key;
 
 	sb_adds(sb, "<svg id=\"frames\" x=\"10\" y=\"");
 	add_px(sb, w->top);
 	sb_adds(sb, "\" width=\"");
 	add_px(sb, (double)o->width - 2 * XPAD);
 	sb_adds(sb, "\" height=\"");
-	add_u64(sb, (uint64_t)(l->max_depth + 1) * o->frame_height);
+	add_u64(sb, h);
 	sb_adds(sb, "\" viewBox=\"0 0 ");
 	add_u64(sb, l->total);
 	sb_add(sb, " ", 1);
-	add_u64(sb, (uint64_t)(l->max_depth + 1) * o->frame_height);
+	add_u64(sb, h);
 	sb_adds(sb, "\" preserveAspectRatio=\"none\">\n");
 	for (d = 0; d <= l->max_depth; d++) {
+		/* Paths run along the middle of the row. */
 		sb_adds(sb, "<g transform=\"translate(0,");
-		add_px(sb, row_y(w, d));
+		add_px(sb, row_y(w, d) + (o->frame_height - 1) / 2.0);
 		sb_adds(sb, ")\">\n");
 		for (i = w->row_start[d]; i < w->row_start[d + 1]; i++) {
 			const struct fg_node *n = &l->nodes[w->order[i]];
 
-			sb_adds(sb, "<rect x=\"");
+			key = w->key[w->order[i]];
+			if (i == w->row_start[d] ||
+			    key != w->key[w->order[i - 1]]) {
+				if (i != w->row_start[d])
+					sb_adds(sb, "</g>\n");
+				sb_adds(sb, "<g class=\"");
+				add_key_class(sb, w, key);
+				sb_adds(sb, "\">");
+			}
+			/* One line per colour group: a frame is ~27 bytes. */
+			sb_adds(sb, "<path d=\"M");
 			add_u64(sb, n->x);
-			sb_adds(sb, "\" width=\"");
+			sb_adds(sb, " 0h");
 			add_u64(sb, n->width);
-			if (n->name == FG_ROOT) {
-				sb_adds(sb, "\" class=\"root");
-			} else if (n->name == FG_MORE) {
-				sb_adds(sb, "\" class=\"more\" data-n=\"");
-				add_u64(sb, n->more_n);
-			} else {
-				sb_adds(sb, "\" class=\"n");
-				add_u64(sb, w->cls[n->name] - 1);
-			}
-			if (w->diff) {
-				sb_adds(sb, "\" b=\"");
-				add_u64(sb, n->before);
-				sb_adds(sb, "\" d=\"");
-				add_i64(sb, n->self_delta);
-				if (n->name != FG_MORE) {
-					sb_adds(sb, "\" fill=\"");
-					add_color(sb, svg_diff_color(n->self_delta,
-						l->max_delta, o->negate));
-				}
-			} else if (n->flags & FG_WAKER) {
-				sb_adds(sb, "\" fill=\"");
-				add_color(sb, svg_frame_color(o,
-					profile_name(w->p, n->name),
-					profile_name_len(w->p, n->name), true));
-			}
-			sb_adds(sb, "\"/>\n");
+			sb_adds(sb, "\"/>");
 		}
+		if (w->row_start[d + 1] > w->row_start[d])
+			sb_adds(sb, "</g>\n");
 		sb_adds(sb, "</g>\n");
 	}
 	sb_adds(sb, "</svg>\n");
@@ -384,6 +442,30 @@ static void write_label(struct writer *w, const struct fg_node *n)
 	sb_adds(&w->sb, "</text>\n");
 }
 
+/* One number per frame, in document order. */
+static void write_frame_array(struct writer *w, const char *key, int what)
+{
+	struct strbuf *sb = &w->sb;
+	const struct fg_node *n;
+	size_t i;
+
+	sb_addf(sb, ",\n\"%s\":[", key);
+	for (i = 0; i < w->l.n; i++) {
+		n = &w->l.nodes[w->order[i]];
+		if (i)
+			sb_add(sb, ",", 1);
+		if (what == 'f')
+			add_u64(sb, n->name == FG_ROOT ? 0 :
+				    n->name == FG_MORE ? n->more_n :
+				    w->cls[n->name] - 1);
+		else if (what == 'b')
+			add_u64(sb, n->before);
+		else
+			add_i64(sb, n->self_delta);
+	}
+	sb_add(sb, "]", 1);
+}
+
 static void write_data(struct writer *w)
 {
 	const struct svg_options *o = w->o;
@@ -400,7 +482,14 @@ static void write_data(struct writer *w)
 			sb_add(sb, ",", 1);
 		svg_json_string(sb, name, len);
 	}
-	sb_adds(sb, "],\n\"total\":");
+	sb_add(sb, "]", 1);
+	/* f: name index; for a "(N more)" block, N. */
+	write_frame_array(w, "f", 'f');
+	if (w->diff) {
+		write_frame_array(w, "b", 'b');
+		write_frame_array(w, "d", 'd');
+	}
+	sb_adds(sb, ",\n\"total\":");
 	add_u64(sb, w->l.total);
 	sb_adds(sb, ",\"countname\":");
 	svg_json_string(sb, o->count_name, strlen(o->count_name));
@@ -493,7 +582,7 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0);
 	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +
 		   bottom;
-	sb_grow(&w.sb, 64 * w.l.n + 65536);
+	sb_grow(&w.sb, 48 * w.l.n + 65536);
 
 	write_head(&w, w.height);
 	write_style(&w);
@@ -532,6 +621,7 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	free(w.row_start);
 	free(w.cls);
 	free(w.cls_id);
+	free(w.key);
 	fg_layout_free(&w.l);
 	return ret;
 }

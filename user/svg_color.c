@@ -8,9 +8,9 @@
  * Colours depend on the name only, never on order or chance, so the same
  * function has the same colour in every graph and output is reproducible.
  */
-struct shades {
-	double v1, v2, v3;	/* each in [0, 1) */
-};
+#define Q1 32			/* shades of the main component */
+#define Q23 4			/* shades of the two others */
+#define PAL_GREY 15		/* pseudo palette of "-" and "--" frames */
 
 static uint64_t fnv1a(const char *s, size_t len)
 {
@@ -46,21 +46,11 @@ static double prefix_weight(const char *s, size_t len, bool backwards)
 	return v;
 }
 
-static struct shades name_shades(const char *name, size_t len, bool hash)
+static unsigned int quantize(double v, unsigned int levels)
 {
-	struct shades sh;
-	uint64_t h;
+	unsigned int q = (unsigned int)(v * levels);
 
-	if (hash) {
-		sh.v1 = prefix_weight(name, len, false);
-		sh.v2 = sh.v3 = prefix_weight(name, len, true);
-		return sh;
-	}
-	h = fnv1a(name, len);
-	sh.v1 = (double)(h & 0xffff) / 65536.0;
-	sh.v2 = (double)((h >> 16) & 0xffff) / 65536.0;
-	sh.v3 = (double)((h >> 32) & 0xffff) / 65536.0;
-	return sh;
+	return q < levels ? q : levels - 1;
 }
 
 static struct rgb rgb(int r, int g, int b)
@@ -161,29 +151,58 @@ static enum svg_palette pick_flat(enum svg_palette pal, const char *s,
 	}
 }
 
-struct rgb svg_frame_color(const struct svg_options *o, const char *name,
-			   size_t len, bool waker)
+/*
+ * Colours are quantised into classes, (palette, 32 x 4 x 4 shades), so
+ * that frames share CSS rules and the SVG stays small; which shade a name
+ * gets still depends on the name alone.
+ */
+uint32_t svg_color_class(const struct svg_options *o, const char *name,
+			 size_t len, bool waker)
 {
-	struct shades sh = name_shades(name, len, o->hash);
 	enum svg_palette pal = o->palette;
-	double v1 = sh.v1;
+	unsigned int q1, q2, q3;
+	uint64_t h;
 
 	if (len == 1 && name[0] == '-')
-		return rgb(200, 200, 200);	/* stack separators */
+		return PAL_GREY << 9;	/* stack separators */
 	if (len == 2 && !memcmp(name, "--", 2))
-		return rgb(160, 160, 160);
+		return PAL_GREY << 9 | 1u << 4;
 	if (pal == SVG_PAL_HOT && o->kernel_hue && ends_with(name, len, "_[k]"))
 		pal = SVG_PAL_AQUA;	/* flamestat: kernel stands out */
 	pal = pick_flat(pal, name, len, waker);
+	if (o->hash) {
+		q1 = quantize(prefix_weight(name, len, false), Q1);
+		q2 = q3 = quantize(prefix_weight(name, len, true), Q23);
+	} else {
+		h = fnv1a(name, len);
+		q1 = (unsigned int)(h % Q1);
+		q2 = (unsigned int)((h >> 8) % Q23);
+		q3 = (unsigned int)((h >> 16) % Q23);
+	}
+	/* Flat palettes use one component: fewer classes. */
+	if (pal != SVG_PAL_HOT && pal != SVG_PAL_MEM && pal != SVG_PAL_IO)
+		q2 = q3 = 0;
+	return (uint32_t)pal << 9 | q1 << 4 | q2 << 2 | q3;
+}
+
+struct rgb svg_class_color(uint32_t cls)
+{
+	unsigned int pal = cls >> 9;
+	double v1 = (((cls >> 4) & 31) + 0.5) / Q1;
+	double v2 = (((cls >> 2) & 3) + 0.5) / Q23;
+	double v3 = ((cls & 3) + 0.5) / Q23;
+
 	switch (pal) {
+	case PAL_GREY:
+		return (cls >> 4) & 1 ? rgb(160, 160, 160) : rgb(200, 200, 200);
 	case SVG_PAL_HOT:
-		return rgb(205 + (int)(50 * sh.v3), (int)(230 * sh.v1),
-			   (int)(55 * sh.v2));
+		return rgb(205 + (int)(50 * v3), (int)(230 * v1),
+			   (int)(55 * v2));
 	case SVG_PAL_MEM:
-		return rgb(0, 190 + (int)(50 * sh.v2), (int)(210 * sh.v1));
+		return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
 	case SVG_PAL_IO:
 		return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1),
-			   190 + (int)(55 * sh.v2));
+			   190 + (int)(55 * v2));
 	case SVG_PAL_RED:
 		return rgb(200 + (int)(55 * v1), 50 + (int)(80 * v1),
 			   50 + (int)(80 * v1));
@@ -209,21 +228,32 @@ struct rgb svg_frame_color(const struct svg_options *o, const char *name,
 	}
 }
 
-struct rgb svg_diff_color(int64_t delta, uint64_t max_delta, bool negate)
+int svg_diff_level(int64_t delta, uint64_t max_delta, bool negate)
 {
 	double f;
-	int v;
+	int level;
 
 	if (negate)
 		delta = -delta;
 	if (!delta || !max_delta)
-		return rgb(255, 255, 255);
+		return 0;
 	f = (double)(delta < 0 ? -delta : delta) / (double)max_delta;
-	if (f > 1)
-		f = 1;
+	/* Any change shows, however small: at least level 1. */
+	level = 1 + (int)(f * (SVG_DIFF_LEVELS - 1) + 0.5);
+	if (level > SVG_DIFF_LEVELS)
+		level = SVG_DIFF_LEVELS;
+	return delta > 0 ? level : -level;
+}
+
+struct rgb svg_diff_level_color(int level)
+{
+	int a = level < 0 ? -level : level;
 	/* The larger the change, the deeper the colour. */
-	v = (int)(210 * (1 - f));
-	return delta > 0 ? rgb(255, v, v) : rgb(v, v, 255);
+	int v = 210 - 210 * a / SVG_DIFF_LEVELS;
+
+	if (!level)
+		return rgb(255, 255, 255);
+	return level > 0 ? rgb(255, v, v) : rgb(v, v, 255);
 }
 
 static bool is_hex_color(const char *s)

@@ -54,11 +54,21 @@ struct rgb {
 	uint8_t r, g, b;
 };
 
-/* Colour of a frame from its full name (annotation suffix included). */
-struct rgb svg_frame_color(const struct svg_options *o, const char *name,
-			   size_t len, bool waker);
-/* Differential colour: red grew, blue shrank, white unchanged. */
-struct rgb svg_diff_color(int64_t delta, uint64_t max_delta, bool negate);
+/*
+ * Colour class of a frame from its full name (annotation suffix included):
+ * a small integer, the same for the same name, palette and options.
+ */
+uint32_t svg_color_class(const struct svg_options *o, const char *name,
+			 size_t len, bool waker);
+struct rgb svg_class_color(uint32_t cls);
+
+/*
+ * Differential shade: 0 unchanged, 1..SVG_DIFF_LEVELS grew (red),
+ * negative shrank (blue); deeper for changes nearer the largest one.
+ */
+#define SVG_DIFF_LEVELS 24
+int svg_diff_level(int64_t delta, uint64_t max_delta, bool negate);
+struct rgb svg_diff_level_color(int level);
 /* Background gradient stops as "#rrggbb"; -1 for a bad --bgcolors. */
 int svg_bg_colors(const struct svg_options *o, char top[8], char bottom[8]);
 

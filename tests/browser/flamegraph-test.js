@@ -60,7 +60,7 @@ async function graphChecks(ctx, c) {
 
 	// Hover the frame named c.zoom: details bar and tooltip.
 	const box = await page.evaluate(name => {
-		const r = [...document.querySelectorAll("#frames rect")]
+		const r = [...document.querySelectorAll("#frames path")]
 			.filter(e => e.fsFrame && e.fsFrame.name === name)
 			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
 		if (!r)
@@ -96,7 +96,7 @@ async function graphChecks(ctx, c) {
 	      "'" + c.search + "' matches " + share + "% of the samples");
 	let got = await page.locator("#matched").textContent();
 	check("browser-search-matched", got === want, "shows '" + got + "', expected '" + want + "'");
-	const hl = await page.locator("#frames rect.m").count();
+	const hl = await page.locator("#frames path.m").count();
 	check("browser-search-highlight", hl > 0, "no frame highlighted");
 	check("browser-search-url", page.url().includes("s=" + encodeURIComponent(c.search)),
 	      "URL " + page.url());
@@ -121,13 +121,13 @@ async function graphChecks(ctx, c) {
 	// Click to zoom: the frame fills the width, ancestors fade, URL keeps it.
 	await page.mouse.click(box.x, box.y);
 	const z = await page.evaluate(name => {
-		const r = [...document.querySelectorAll("#frames rect")]
+		const r = [...document.querySelectorAll("#frames path")]
 			.filter(e => e.fsFrame && e.fsFrame.name === name)
 			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
 		const fw = +document.getElementById("frames").getAttribute("width");
 		const b = r.getBoundingClientRect();
 		return { rw: b.width, fw: fw,
-			 parents: document.querySelectorAll("#frames rect.p").length,
+			 parents: document.querySelectorAll("#frames path.p").length,
 			 unzoom: !document.getElementById("unzoom").classList.contains("hide") };
 	}, c.zoom);
 	check("browser-zoom-width", Math.abs(z.rw - z.fw) < 2,
@@ -159,7 +159,7 @@ async function graphChecks(ctx, c) {
 	await page.click("#unzoom");
 	const r = await page.evaluate(() => ({
 		vb: document.getElementById("frames").getAttribute("viewBox"),
-		parents: document.querySelectorAll("#frames rect.p").length,
+		parents: document.querySelectorAll("#frames path.p").length,
 		hidden: document.getElementById("unzoom").classList.contains("hide") }));
 	check("browser-reset-zoom", r.vb.startsWith("0 0 ") && r.parents === 0 && r.hidden,
 	      JSON.stringify(r));
@@ -177,11 +177,11 @@ async function diffChecks(ctx, c) {
 	await page.goto("file://" + path.resolve(c.svg));
 	await page.waitForFunction(() => window.flamestat !== undefined);
 	const fill = name => page.evaluate(n => {
-		const r = [...document.querySelectorAll("#frames rect")]
+		const r = [...document.querySelectorAll("#frames path")]
 			.find(e => e.fsFrame && e.fsFrame.name === n);
 		if (!r)
 			return null;
-		const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(getComputedStyle(r).fill);
+		const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(getComputedStyle(r).stroke);
 		return m ? [+m[1], +m[2], +m[3]] : null;
 	}, name);
 	const g = await fill(c.grew), s = await fill(c.shrank);

@@ -152,12 +152,14 @@ rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] && pass malformed-binary || fail malformed-binary "exit status $rc on random bytes"
 
 # --- the narrow case: widths add up ------------------------------------
-# Depth-1 row of narrow.svg: wide_a..c plus one "(200 more)" block fill
-# root exactly (6000 + 200 * 2 = 6400 samples).
-row=$(awk '/<g transform/{g++} g==3 && /<rect/' "$OUT/narrow.svg")
-sum=$(printf '%s\n' "$row" | sed -n 's/.*width="\([0-9]*\)".*/\1/p' | awk '{s += $1} END {print s}')
-[ "$(printf '%s\n' "$row" | grep -c 'class="more" data-n="200"')" = 1 ] && [ "$sum" = 6400 ] &&
-	pass more-block-adds-up || fail more-block-adds-up "row: sum $sum, $(printf '%s' "$row" | tr '\n' '|' | head -c 300)"
+# Depth-2 row of narrow.svg (all, root, then its callees): wide_a..c plus
+# one "(200 more)" block of 400 samples fill "root" exactly (6000 + 200 *
+# 2 = 6400 samples).
+row=$(awk '/^<g transform/{g++} g==3 && /<path/' "$OUT/narrow.svg")
+sum=$(printf '%s\n' "$row" | grep -o 'h[0-9]*"' | tr -dc '0-9\n' | awk '{s += $1} END {print s}')
+more=$(printf '%s\n' "$row" | grep '<g class="more">' | grep -o 'h[0-9]*"' | tr -dc '0-9\n')
+[ "$more" = 400 ] && [ "$sum" = 6400 ] && grep -q '"f":\[[0-9,]*,200[],]' "$OUT/narrow.svg" &&
+	pass more-block-adds-up || fail more-block-adds-up "row sum $sum, more block '$more': $(printf '%s' "$row" | tr '\n' '|' | head -c 300)"
 grep -q 'narrow_\|deeper_' "$OUT/narrow.svg" && fail more-block-hides "narrow frames still drawn" ||
 	pass more-block-hides
 
@@ -214,7 +216,7 @@ server;main;idle 10 10'
 
 # Several inputs add up; "-" is standard input.
 cat "$IN/before.folded" | "$FS" svg - "$IN/before.folded" >"$OUT/sum.svg" 2>/dev/null &&
-	grep -q '<rect x="0" width="200" class="root"' "$OUT/sum.svg" && pass svg-several-inputs ||
+	grep -q '<g class="root"><path d="M0 0h200"/>' "$OUT/sum.svg" && pass svg-several-inputs ||
 	fail svg-several-inputs "two copies of a 100-sample file should give 200 samples"
 
 # Large input: fast, and narrow frames merged rather than all drawn.

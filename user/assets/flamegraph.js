@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // Interactivity of flamestat's flame graphs: details, zoom, search, URL.
 //
-// svg.c writes each frame as a <rect> whose x and width are exact sample
+// svg.c writes each frame as <path d="M{x} 0h{width}"/>, exact sample
 // counts inside the nested <svg id="frames">, whose viewBox maps samples to
 // pixels. Zooming is therefore a viewBox change; only the text labels,
-// which live outside in pixels, are redrawn. fsData (written just before
-// this script) holds the names, indexed by the "nK" class of each rect.
+// which live outside in pixels, are redrawn. The frames sit in one <g> per
+// depth, then one <g class> per colour ("root", "more" or a colour).
+// fsData (written just before this script) has one entry per frame in
+// document order in fsData.f: the index of its name in fsData.names, or
+// N for a "(N more)" block; and for differential graphs fsData.b (samples
+// before) and fsData.d (self change).
 "use strict";
 (function () {
 	var D = fsData;
@@ -20,28 +24,24 @@
 
 	function byId(id) { return document.getElementById(id); }
 
-	function nameOf(el) {
-		var c = el.getAttribute("class") || "";
-		if (c === "root")
-			return { kind: "root", name: "all" };
-		if (c === "more")
-			return { kind: "more",
-				 name: "(" + el.getAttribute("data-n") + " more)" };
-		return { kind: "frame", name: D.names[+c.slice(1)] };
-	}
-
 	function collect() {
-		var rows = frames.children, d, i, el, n, f;
+		var rows = frames.children, d, g, i, j, el, m, f, c, k = 0;
 		maxDepth = rows.length - 1;
 		for (d = 0; d < rows.length; d++) {
-			for (i = 0; i < rows[d].children.length; i++) {
-				el = rows[d].children[i];
-				n = nameOf(el);
-				f = { el: el, x: +el.getAttribute("x"),
-				      w: +el.getAttribute("width"), depth: d,
-				      name: n.name, kind: n.kind };
-				el.fsFrame = f;
-				F.push(f);
+			for (g = 0; g < rows[d].children.length; g++) {
+				c = rows[d].children[g].getAttribute("class");
+				for (j = 0; j < rows[d].children[g].children.length; j++) {
+					el = rows[d].children[g].children[j];
+					m = /^M(\d+) 0h(\d+)$/.exec(el.getAttribute("d"));
+					i = k++;
+					f = { el: el, x: +m[1], w: +m[2], depth: d, i: i,
+					      kind: c === "root" || c === "more" ? c : "frame" };
+					f.name = f.kind === "root" ? "all" :
+						f.kind === "more" ? "(" + D.f[i] + " more)" :
+						D.names[D.f[i]];
+					el.fsFrame = f;
+					F.push(f);
+				}
 			}
 		}
 	}
@@ -64,8 +64,8 @@
 			D.countname + ", " + pct(f.w, D.total) + "%";
 		var d, b;
 		if (D.diff) {
-			d = +f.el.getAttribute("d");
-			b = +f.el.getAttribute("b");
+			d = D.d[f.i];
+			b = D.b[f.i];
 			if (D.negate)
 				d = -d;
 			t += "; self " + signed(pct(d, D.total)) + "%, total " +
