@@ -371,8 +371,12 @@ size_t profile_events(const struct profile *p,
 }
 
 /*
- * Sorting compares names once (to give each id a rank), then stacks as
- * rank sequences: far cheaper than strcmp on every frame of every compare.
+ * Sorting compares names once (to give each id a rank), then sorts stacks
+ * by rank sequences, most significant frame first: a group of stacks that
+ * agree up to some depth is sorted by the rank at that depth with a radix
+ * sort, and each run of equal ranks becomes a group one level deeper.
+ * Prefixes shared by thousands of stacks are thus looked at once per
+ * stack, not once per comparison.
  */
 struct sort_ctx {
 	const struct profile *p;
@@ -393,34 +397,39 @@ static int cmp_name_ids(const void *a, const void *b, void *arg)
 	return lx < ly ? -1 : lx > ly;
 }
 
-static int cmp_stacks(const void *a, const void *b, void *arg)
+/* Rank of frame `level` of stack i, plus one; 0 once the stack ended. */
+static inline uint32_t level_key(const struct sort_ctx *c, size_t i,
+				 size_t level)
 {
-	const struct sort_ctx *c = arg;
-	const struct stack_rec *x = &c->p->stacks[*(const size_t *)a];
-	const struct stack_rec *y = &c->p->stacks[*(const size_t *)b];
-	const uint32_t *fx = c->p->frames + x->off;
-	const uint32_t *fy = c->p->frames + y->off;
-	size_t n = x->nframes < y->nframes ? x->nframes : y->nframes, i;
-	uint32_t rx, ry;
+	const struct stack_rec *s = &c->p->stacks[i];
+	const uint32_t *f = c->p->frames + s->off;
 
-	for (i = 0; i < n; i++) {
-		if (c->reversed) {
-			rx = c->rank[fx[x->nframes - 1 - i]];
-			ry = c->rank[fy[y->nframes - 1 - i]];
-		} else {
-			rx = c->rank[fx[i]];
-			ry = c->rank[fy[i]];
-		}
-		if (rx != ry)
-			return rx < ry ? -1 : 1;
+	if (level >= s->nframes)
+		return 0;
+	return 1 + c->rank[f[c->reversed ? s->nframes - 1 - level : level]];
+}
+
+static int cmp_from(const struct sort_ctx *c, size_t a, size_t b,
+		    size_t level)
+{
+	uint32_t ka, kb;
+
+	for (;; level++) {
+		ka = level_key(c, a, level);
+		kb = level_key(c, b, level);
+		if (ka != kb)
+			return ka < kb ? -1 : 1;
+		if (!ka)
+			return 0;
 	}
-	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
 }
 
 uint32_t *profile_name_ranks(const struct profile *p)
 {
-	uint32_t *ids = xreallocarray(NULL, p->nnames, sizeof(*ids));
-	uint32_t *rank = xreallocarray(NULL, p->nnames, sizeof(*rank));
+	uint32_t *ids = xreallocarray(NULL, p->nnames ? p->nnames : 1,
+				      sizeof(*ids));
+	uint32_t *rank = xreallocarray(NULL, p->nnames ? p->nnames : 1,
+				       sizeof(*rank));
 	size_t i;
 
 	for (i = 0; i < p->nnames; i++)
@@ -432,18 +441,103 @@ uint32_t *profile_name_ranks(const struct profile *p)
 	return rank;
 }
 
+/* LSD radix sort of (key << 32 | payload) on the key's bytes. */
+static void radix_u64(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	size_t count[256], i, shift, sum;
+	uint64_t *src = v, *dst = tmp, *t;
+
+	for (shift = 32; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		if (count[(src[0] >> shift) & 0xff] == n)
+			continue;	/* all equal in this byte */
+		for (sum = 0, i = 0; i < 256; i++) {
+			size_t k = count[i];
+
+			count[i] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+struct group {
+	size_t lo, hi, level;
+};
+
 size_t *profile_sorted(const struct profile *p, bool reversed)
 {
-	size_t *order = xreallocarray(NULL, p->nstacks, sizeof(*order));
+	size_t n = p->nstacks, *order = xreallocarray(NULL, n ? n : 1,
+						     sizeof(*order));
 	struct sort_ctx c = { .p = p, .reversed = reversed };
-	uint32_t *rank = profile_name_ranks(p);
-	size_t i;
+	uint64_t *keys = xreallocarray(NULL, n ? n : 1, sizeof(*keys));
+	uint64_t *tmp = xreallocarray(NULL, n ? n : 1, sizeof(*tmp));
+	size_t *moved = xreallocarray(NULL, n ? n : 1, sizeof(*moved));
+	struct group *todo = NULL, g;
+	size_t ntodo = 0, todo_cap = 0, i, j, run;
 
-	c.rank = rank;
-	for (i = 0; i < p->nstacks; i++)
+	c.rank = profile_name_ranks(p);
+	for (i = 0; i < n; i++)
 		order[i] = i;
-	qsort_r(order, p->nstacks, sizeof(*order), cmp_stacks, &c);
-	free(rank);
+	if (n > 1) {
+		todo = xreallocarray(NULL, 64, sizeof(*todo));
+		todo_cap = 64;
+		todo[ntodo++] = (struct group){ 0, n, 0 };
+	}
+	while (ntodo) {
+		g = todo[--ntodo];
+		if (g.hi - g.lo < 24) {
+			/* Small groups: insertion sort from this level on. */
+			for (i = g.lo + 1; i < g.hi; i++) {
+				size_t v = order[i];
+
+				for (j = i; j > g.lo &&
+				     cmp_from(&c, order[j - 1], v, g.level) > 0;
+				     j--)
+					order[j] = order[j - 1];
+				order[j] = v;
+			}
+			continue;
+		}
+		for (i = g.lo; i < g.hi; i++)
+			keys[i - g.lo] = (uint64_t)level_key(&c, order[i],
+							      g.level) << 32 |
+					 (i - g.lo);
+		radix_u64(keys, tmp, g.hi - g.lo);
+		for (i = g.lo; i < g.hi; i++)
+			moved[i] = order[g.lo + (uint32_t)keys[i - g.lo]];
+		memcpy(order + g.lo, moved + g.lo,
+		       (g.hi - g.lo) * sizeof(*order));
+		/* Runs of one rank go one level deeper; ended stacks are done. */
+		for (i = g.lo; i < g.hi; i = run) {
+			uint32_t k = (uint32_t)(keys[i - g.lo] >> 32);
+
+			for (run = i + 1; run < g.hi &&
+			     (uint32_t)(keys[run - g.lo] >> 32) == k; run++)
+				;
+			if (!k || run - i < 2)
+				continue;
+			if (ntodo == todo_cap) {
+				todo_cap *= 2;
+				todo = xreallocarray(todo, todo_cap,
+						     sizeof(*todo));
+			}
+			todo[ntodo++] = (struct group){ i, run, g.level + 1 };
+		}
+	}
+	free(todo);
+	free(moved);
+	free(tmp);
+	free(keys);
+	free((void *)c.rank);
 	return order;
 }
 
