@@ -214,6 +214,17 @@ server;main;idle 10 10'
 	grep -q 'Differential Flame Graph' "$OUT/diff-pipe.svg" && pass diff-two-column-input ||
 	fail diff-two-column-input "two-column folded not drawn as a differential graph"
 
+# Our folded output is flamegraph.pl's input, byte for byte (when it is
+# available: FLAMEGRAPH_PL=/path/to/flamegraph.pl).
+if [ -n "${FLAMEGRAPH_PL:-}" ] && [ -f "$FLAMEGRAPH_PL" ]; then
+	perl "$FLAMEGRAPH_PL" "$OUT/diff.folded" >"$OUT/diff-pl.svg" 2>"$OUT/diff-pl.err" &&
+		! grep -q 'Ignored' "$OUT/diff-pl.err" &&
+		[ "$(grep -c '<rect' "$OUT/diff-pl.svg")" -gt 5 ] && pass folded-flamegraph-pl ||
+		fail folded-flamegraph-pl "flamegraph.pl did not take our folded output: $(head -c 200 "$OUT/diff-pl.err")"
+else
+	skip folded-flamegraph-pl "FLAMEGRAPH_PL not set"
+fi
+
 # Several inputs add up; "-" is standard input.
 cat "$IN/before.folded" | "$FS" svg - "$IN/before.folded" >"$OUT/sum.svg" 2>/dev/null &&
 	grep -q '<g class="root"><path d="M0 0h200"/>' "$OUT/sum.svg" && pass svg-several-inputs ||
