@@ -12,8 +12,9 @@
 /*
  * Names live back to back in one arena, NUL-terminated so profile_name()
  * can hand out C strings; stacks are runs of frame ids in another. Both
- * hash tables hold index + 1 (0 = empty slot) and are kept at most half
- * full, so probes stay short even for millions of frames.
+ * hash tables hold (hash << 32 | index + 1) per slot, 0 = empty, so a probe
+ * rejects most mismatches without touching the entries, and are kept at
+ * most half full, so probes stay short even for millions of frames.
  */
 struct stack_rec {
 	size_t off;		/* first frame id in p->frames */
@@ -30,14 +31,14 @@ struct profile {
 	uint32_t *name_len;
 	uint32_t *name_hash;
 	size_t nnames, names_alloc;
-	uint32_t *name_slots;
+	uint64_t *name_slots;
 	size_t name_mask;
 
 	uint32_t *frames;	/* arena of frame ids */
 	size_t nframes_used, frames_cap;
 	struct stack_rec *stacks;
 	size_t nstacks, stacks_alloc;
-	uint32_t *stack_slots;
+	uint64_t *stack_slots;
 	size_t stack_mask;
 
 	uint64_t total, total2;
@@ -50,37 +51,6 @@ struct profile {
 	struct profile_meta meta;
 };
 
-#define HASH_K 0x9e3779b97f4a7c15ull
-
-static inline uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return h;
-}
-
-/* Eight bytes at a time: name hashing dominates folded-file loading. */
-uint32_t profile_hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = len * HASH_K;
-	uint64_t w;
-
-	while (len >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * HASH_K;
-		h ^= h >> 29;
-		s += 8;
-		len -= 8;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, s, len);
-		h = (h ^ w) * HASH_K;
-	}
-	return (uint32_t)mix64(h);
-}
-
 static uint32_t hash_ids(const uint32_t *ids, size_t n)
 {
 	uint64_t h = n * HASH_K;
@@ -91,14 +61,19 @@ static uint32_t hash_ids(const uint32_t *ids, size_t n)
 	return (uint32_t)mix64(h);
 }
 
+static inline uint64_t slot_val(uint32_t hash, size_t index)
+{
+	return (uint64_t)hash << 32 | (uint32_t)(index + 1);
+}
+
 struct profile *profile_new(void)
 {
 	struct profile *p = xcalloc(1, sizeof(*p));
 
 	p->name_mask = 1023;
-	p->name_slots = xcalloc(p->name_mask + 1, sizeof(uint32_t));
+	p->name_slots = xcalloc(p->name_mask + 1, sizeof(*p->name_slots));
 	p->stack_mask = 1023;
-	p->stack_slots = xcalloc(p->stack_mask + 1, sizeof(uint32_t));
+	p->stack_slots = xcalloc(p->stack_mask + 1, sizeof(*p->stack_slots));
 	return p;
 }
 
@@ -127,12 +102,12 @@ void profile_keep_order(struct profile *p)
 static void grow_names_table(struct profile *p)
 {
 	size_t mask = p->name_mask * 2 + 1, i, j;
-	uint32_t *slots = xcalloc(mask + 1, sizeof(uint32_t));
+	uint64_t *slots = xcalloc(mask + 1, sizeof(*slots));
 
 	for (i = 0; i < p->nnames; i++) {
 		for (j = p->name_hash[i] & mask; slots[j]; j = (j + 1) & mask)
 			;
-		slots[j] = (uint32_t)i + 1;
+		slots[j] = slot_val(p->name_hash[i], i);
 	}
 	free(p->name_slots);
 	p->name_slots = slots;
@@ -147,8 +122,10 @@ uint32_t profile_intern_hashed(struct profile *p, const char *name,
 
 	for (j = hash & p->name_mask; p->name_slots[j];
 	     j = (j + 1) & p->name_mask) {
-		id = p->name_slots[j] - 1;
-		if (p->name_hash[id] == hash && p->name_len[id] == len &&
+		if (p->name_slots[j] >> 32 != hash)
+			continue;
+		id = (uint32_t)p->name_slots[j] - 1;
+		if (p->name_len[id] == len &&
 		    !memcmp(p->names + p->name_off[id], name, len))
 			return id;
 	}
@@ -176,7 +153,7 @@ uint32_t profile_intern_hashed(struct profile *p, const char *name,
 	memcpy(p->names + p->names_len, name, len);
 	p->names[p->names_len + len] = '\0';
 	p->names_len += len + 1;
-	p->name_slots[j] = id + 1;
+	p->name_slots[j] = slot_val(hash, id);
 	if (p->nnames * 2 > p->name_mask)
 		grow_names_table(p);
 	return id;
@@ -191,13 +168,13 @@ uint32_t profile_intern(struct profile *p, const char *name, size_t len)
 static void grow_stack_table(struct profile *p)
 {
 	size_t mask = p->stack_mask * 2 + 1, i, j;
-	uint32_t *slots = xcalloc(mask + 1, sizeof(uint32_t));
+	uint64_t *slots = xcalloc(mask + 1, sizeof(*slots));
 
 	for (i = 0; i < p->nstacks; i++) {
 		for (j = p->stacks[i].hash & mask; slots[j];
 		     j = (j + 1) & mask)
 			;
-		slots[j] = (uint32_t)i + 1;
+		slots[j] = slot_val(p->stacks[i].hash, i);
 	}
 	free(p->stack_slots);
 	p->stack_slots = slots;
@@ -239,13 +216,13 @@ int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 	hash = hash_ids(ids, nframes);
 	for (j = hash & p->stack_mask; p->stack_slots[j];
 	     j = (j + 1) & p->stack_mask) {
-		s = &p->stacks[p->stack_slots[j] - 1];
-		if (s->hash == hash && s->nframes == nframes &&
-		    !memcmp(p->frames + s->off, ids,
-			    nframes * sizeof(*ids))) {
-			idx = p->stack_slots[j] - 1;
+		if (p->stack_slots[j] >> 32 != hash)
+			continue;
+		idx = (uint32_t)p->stack_slots[j] - 1;
+		s = &p->stacks[idx];
+		if (s->nframes == nframes &&
+		    !memcmp(p->frames + s->off, ids, nframes * sizeof(*ids)))
 			goto found;
-		}
 	}
 	if (p->nstacks >= UINT32_MAX - 1) {
 		errno = EOVERFLOW;
@@ -269,7 +246,7 @@ int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 	s->hash = hash;
 	s->count = s->count2 = 0;
 	p->nframes_used += nframes;
-	p->stack_slots[j] = idx + 1;
+	p->stack_slots[j] = slot_val(hash, idx);
 	if (p->nstacks * 2 > p->stack_mask)
 		grow_stack_table(p);
 found:
