@@ -28,6 +28,7 @@ static void usage(FILE *out)
 "                         AFTER counts, like difffolded.pl) instead of SVG\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
 "  -h, --help             this text\n"
+"\n"
 "%s"
 "\n"
 "Examples:\n"

@@ -28,6 +28,7 @@ static void usage(FILE *out)
 "Options:\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
 "  -h, --help             this text\n"
+"\n"
 "%s"
 "\n"
 "Examples:\n"

@@ -574,6 +574,9 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 		sb_free(&w.sb);
 		return ret;
 	}
+	if (o->total && o->total < profile_total2(p))
+		fs_warn("--total %" PRIu64 " is less than the %" PRIu64 " samples of the input; ignored",
+			o->total, profile_total2(p));
 	fg_layout_build(&w.l, p, o);
 	sort_rows(&w);
 	assign_classes(&w);
