@@ -194,6 +194,22 @@ async function diffChecks(ctx, c) {
 	await page.close();
 }
 
+// Without JavaScript (an <img>, as on a forge's web page) the SVG must
+// still load and draw its frames and labels.
+async function staticChecks(ctx, c) {
+	const html = path.join(outdir, "static.html");
+	fs.writeFileSync(html, '<html><body style="margin:0"><img id="g" src="' +
+			 path.resolve(c.svg) + '"></body></html>');
+	const page = await ctx.newPage();
+	await page.setViewportSize({ width: 1200, height: 700 });
+	await page.goto("file://" + html);
+	await page.waitForFunction(() => document.getElementById("g").complete);
+	const w = await page.evaluate(() => document.getElementById("g").naturalWidth);
+	check("browser-static-img", w === 1200, "as <img> the SVG is " + w + " px wide (0: it did not load)");
+	await page.screenshot({ path: path.join(outdir, "browser-static.png") });
+	await page.close();
+}
+
 (async () => {
 	let ctx;
 	try {
@@ -217,6 +233,8 @@ async function diffChecks(ctx, c) {
 			await graphChecks(ctx, cases.graph);
 		if (cases.diff)
 			await diffChecks(ctx, cases.diff);
+		if (cases.graph)
+			await staticChecks(ctx, cases.graph);
 	} catch (e) {
 		fail("browser-run", e.stack || e.message);
 	}

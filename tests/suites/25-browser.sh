@@ -60,7 +60,7 @@ JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"
 rc=$?
-for png in browser-graph browser-search browser-zoom browser-diff; do
+for png in browser-graph browser-search browser-zoom browser-diff browser-static; do
 	[ -s "$OUT/$png.png" ] && pass "screenshot-$png ($OUT/$png.png)" ||
 		fail "screenshot-$png" "no $OUT/$png.png"
 done
