@@ -1,9 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boots the guest kernel with an initramfs from mkinitramfs.sh under QEMU,
-# watches its report channel, and stops it when it is done or stuck.
+# Boots the guest kernel with an initramfs from mkinitramfs.sh (or a Debian
+# rootfs image from rootfs.sh) under QEMU, watches its report channel, and
+# stops it when it is done or stuck.
 #
 #   tests/vm/boot.sh -i INITRAMFS -o OUTDIR [options]
+#   tests/vm/boot.sh --rootfs IMAGEDIR -o OUTDIR [options]
+#     --rootfs IMAGEDIR  boot IMAGEDIR/rootfs.img (from rootfs.sh image) as
+#                        /dev/vda with its own vmlinuz and initrd.img:
+#                        root=/dev/vda rw init=/init (the harness's init)
 #     --smp N            vCPUs (default 2)
 #     --mem MB           memory (default 1024)
 #     --append "ARGS"    extra kernel command line (e.g. lockdown=confidentiality)
@@ -26,11 +31,12 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-initrd="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}
+initrd="" rootfs="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}
 boot_timeout=180 grace=60 disk_mb=64 kver="" kernel="" shell=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-i) initrd=$2; shift ;;
+	--rootfs) rootfs=$2; shift ;;
 	-o) out=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
@@ -43,12 +49,20 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--shell) shell=1 ;;
-	-h | --help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
-[ -f "$initrd" ] || vm_die "boot: -i INITRAMFS is required"
+if [ -n "$rootfs" ]; then
+	for f in rootfs.img vmlinuz initrd.img kver; do
+		[ -f "$rootfs/$f" ] || vm_die "boot: --rootfs $rootfs has no $f (tests/vm/rootfs.sh image makes it)"
+	done
+	initrd="$rootfs/initrd.img"
+	[ -n "$kver" ] || kver=$(cat "$rootfs/kver")
+	[ -n "$kernel" ] || kernel="$rootfs/vmlinuz"
+fi
+[ -f "$initrd" ] || vm_die "boot: -i INITRAMFS or --rootfs IMAGEDIR is required"
 [ -n "$out" ] || vm_die "boot: -o OUTDIR is required"
 [ -n "$kver" ] || kver=$(vm_kver)
 [ -n "$kernel" ] || kernel=$(vm_kernel_image "$kver")
@@ -67,14 +81,23 @@ rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$ou
 accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
 cmdline="console=ttyS0,115200 quiet panic=-1 tsc=reliable${append:+ $append}"
 [ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
+# Debian's initramfs mounts the image and starts the harness's init on it.
+[ -n "$rootfs" ] && cmdline="root=/dev/vda rw init=/init fsck.mode=skip $cmdline"
 # shellcheck disable=SC2206 # $accel_args is a list of QEMU arguments
 qemu=(qemu-system-x86_64 $accel_args -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
 [ $icount = 1 ] && qemu+=(-icount shift=0)
+if [ -n "$rootfs" ]; then
+	# The first virtio disk (lowest PCI slot), so /dev/vda.
+	qemu+=(-drive "file=$rootfs/rootfs.img,format=raw,if=none,id=root,cache=unsafe")
+	qemu+=(-device "virtio-blk-pci,drive=root,serial=fs-root")
+fi
 if [ "$disk_mb" -gt 0 ]; then
+	# The guest finds it by its serial (guest-init.sh).
 	truncate -s "${disk_mb}M" "$out/disk.img"
-	qemu+=(-drive "file=$out/disk.img,format=raw,if=virtio,cache=unsafe")
+	qemu+=(-drive "file=$out/disk.img,format=raw,if=none,id=artifacts,cache=unsafe")
+	qemu+=(-device "virtio-blk-pci,drive=artifacts,serial=fs-artifacts")
 fi
 
 if [ $shell = 1 ]; then
@@ -85,7 +108,7 @@ if [ $shell = 1 ]; then
 fi
 qemu+=(-monitor none -serial "file:$out/console.log" -serial "file:$out/channel.log")
 
-vm_msg "booting $kver ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
+vm_msg "booting $kver${rootfs:+ on $rootfs/rootfs.img} ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
 start=$(date +%s)
 "${qemu[@]}" >"$out/qemu.log" 2>&1 &
 qpid=$!

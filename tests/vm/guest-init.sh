@@ -11,20 +11,24 @@
 #   @@FS END NAME rc=N secs=S [timeout] [note...]
 #                                           it ended (rc 137: killed at its timeout)
 #   @@FS DMESG-BEGIN NAME .. DMESG-END NAME what the kernel logged meanwhile
-#   @@FS ARTIFACTS bytes=N                  /artifacts is on the disk (vda)
+#   @@FS ARTIFACTS bytes=N                  /artifacts is on the artifact disk
 #   @@FS DMESG-BEGIN final .. DMESG-END final
 #   @@FS DONE
 #
 # Kernel command line options read here: fs.shell=1 gives a shell on the
 # console after the tests instead of powering off.
+#
+# It is also init= of a Debian rootfs guest (tests/vm/rootfs.sh), started
+# by Debian's initramfs with /proc, /sys and /dev already mounted.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+[ -e /proc/self/mounts ] || mount -t proc proc /proc
+mounted() { grep -q "^[^ ]* $1 " /proc/mounts; }
+mounted /sys || mount -t sysfs sysfs /sys
+mounted /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
+mounted /dev/pts || mount -t devpts devpts /dev/pts
+mounted /dev/shm || mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
@@ -33,7 +37,7 @@ hostname flamestat-guest
 
 if ! stty -F /dev/ttyS1 raw -echo 2>/dev/null || ! exec 3>/dev/ttyS1; then
 	echo "flamestat-init: no report channel /dev/ttyS1; powering off" >/dev/console
-	poweroff -f
+	busybox poweroff -f
 fi
 rep() { echo "@@FS $*" >&3; }
 
@@ -51,25 +55,35 @@ dmesg_section boot
 # the host can show what a dying guest said last.
 dmesg -n 8
 
-# The artifact disk: /dev/vda, a raw disk the host reads as a tar file.
+# The artifact disk: the virtio disk with serial "fs-artifacts" (never the
+# root disk of a rootfs guest), raw, which the host reads as a tar file.
+# (A rootfs guest's initramfs has loaded virtio_blk already.)
 kver=$(uname -r)
-for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
-	virtio_pci virtio_blk; do
-	f=$(find "/lib/modules/$kver" -name "$m.ko" 2>/dev/null | head -n 1)
-	[ -n "$f" ] && insmod "$f" 2>/dev/null
-done
+[ -d /sys/module/virtio_blk ] ||
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
+		virtio_pci virtio_blk; do
+		f=$(find "/lib/modules/$kver" -name "$m.ko" 2>/dev/null | head -n 1)
+		[ -n "$f" ] && insmod "$f" 2>/dev/null
+	done
+artifact_disk() {
+	for b in /sys/block/vd*; do
+		[ "$(cat "$b/serial" 2>/dev/null)" = fs-artifacts ] && echo "/dev/${b##*/}" && return
+	done
+}
 i=0
-while [ ! -b /dev/vda ] && [ -d /sys/bus/pci/drivers/virtio-pci ] && [ $i -lt 30 ]; do
+adisk=$(artifact_disk)
+while [ -z "$adisk" ] && [ -d /sys/bus/pci/drivers/virtio-pci ] && [ $i -lt 30 ]; do
 	sleep 0.1
 	i=$((i + 1))
+	adisk=$(artifact_disk)
 done
 dmesg -c >/dev/null
 
-# save_artifacts: the whole of /artifacts as a tar at the start of vda.
+# save_artifacts: the whole of /artifacts as a tar at the start of the disk.
 save_artifacts() {
-	[ -b /dev/vda ] || return 0
+	[ -n "$adisk" ] && [ -b "$adisk" ] || return 0
 	tar -C /artifacts -cf /tmp/.artifacts.tar . 2>/dev/null
-	if dd if=/tmp/.artifacts.tar of=/dev/vda bs=64k conv=fsync 2>/dev/null; then
+	if dd if=/tmp/.artifacts.tar of="$adisk" bs=64k conv=fsync 2>/dev/null; then
 		rep "ARTIFACTS bytes=$(wc -c </tmp/.artifacts.tar)"
 	else
 		rep "NOTE artifacts ($(wc -c </tmp/.artifacts.tar) bytes) do not fit on the disk"
@@ -123,8 +137,8 @@ done </etc/flamestat/tests
 
 dmesg_section final
 rep "DONE"
-grep -q 'fs.shell=1' /proc/cmdline && setsid cttyhack sh
+grep -q 'fs.shell=1' /proc/cmdline && setsid busybox cttyhack sh
 # Closing the port waits until the UART has sent everything.
 exec 3>&-
 sync
-poweroff -f
+busybox poweroff -f

@@ -14,6 +14,11 @@
 #                     executables bring their shared libraries
 #     -M              no module (for booting without kmod/flamestat.ko)
 #     -T              no tool (user/flamestat) even if it is built
+#     -R ROOT         stage into the Debian tree ROOT instead of a cpio (for
+#                     rootfs.sh image): no busybox applets (busybox itself if
+#                     ROOT lacks it, for poweroff), ROOT's kernel modules and
+#                     libraries stay, fsuser and fsgroup are appended to
+#                     ROOT's passwd and group
 #
 # The tests run in the order given, each as /tests/NAME.sh, with
 # tests/guest/lib.sh as /tests/lib.sh. Environment: FLAMESTAT_KO (the
@@ -26,9 +31,9 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-out="" kver="" def_timeout=120 no_module=0 no_tool=0
+out="" kver="" def_timeout=120 no_module=0 no_tool=0 root=""
 extras=()
-while getopts "o:k:t:f:MTh" opt; do
+while getopts "o:k:t:f:MTR:h" opt; do
 	case "$opt" in
 	o) out=$OPTARG ;;
 	k) kver=$OPTARG ;;
@@ -36,18 +41,24 @@ while getopts "o:k:t:f:MTh" opt; do
 	f) extras+=("$OPTARG") ;;
 	M) no_module=1 ;;
 	T) no_tool=1 ;;
-	h) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	R) root=$OPTARG ;;
+	h) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ -n "$out" ] || vm_die "mkinitramfs: -o FILE is required"
+[ -n "$out$root" ] || vm_die "mkinitramfs: -o FILE (or -R ROOT) is required"
 [ -n "$kver" ] || kver=$(vm_kver)
 [ -n "$kver" ] || vm_die "mkinitramfs: no guest kernel release (install linux-headers-amd64)"
 
-stage=$(mktemp -d "${TMPDIR:-/tmp}/flamestat-initramfs.XXXXXX")
-chmod 755 "$stage" # the guest's /: mktemp made it 0700
-trap 'rm -rf "$stage"' EXIT
+if [ -n "$root" ]; then
+	[ -x "$root/usr/bin/apt-get" ] || vm_die "mkinitramfs: -R $root is not a Debian tree"
+	stage=$(cd "$root" && pwd)
+else
+	stage=$(mktemp -d "${TMPDIR:-/tmp}/flamestat-initramfs.XXXXXX")
+	chmod 755 "$stage" # the guest's /: mktemp made it 0700
+	trap 'rm -rf "$stage"' EXIT
+fi
 
 # copy_file SRC DST: copy SRC (following symlinks) to DST in the stage.
 copy_file() {
@@ -107,15 +118,23 @@ syms() {
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/flamestat/syms,dev,proc,sys,tmp,run,root,tests,opt/workloads,artifacts,lib/flamestat}
 
 # busybox and its applets
-copy_file /bin/busybox /bin/busybox
-for a in $(/bin/busybox --list); do
-	[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
-done
-
+if [ -z "$root" ]; then
+	copy_file /bin/busybox /bin/busybox
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\nfsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$stage/etc/passwd"
+	printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
+else
+	# /init powers off with "busybox poweroff -f" (a minbase tree has no init).
+	[ -e "$stage/bin/busybox" ] || copy_file /bin/busybox /bin/busybox
+	grep -q '^fsuser:' "$stage/etc/passwd" ||
+		echo 'fsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh' >>"$stage/etc/passwd"
+	grep -q '^fsuser:' "$stage/etc/group" || echo 'fsuser:x:1000:' >>"$stage/etc/group"
+	grep -q '^fsgroup:' "$stage/etc/group" || echo 'fsgroup:x:1001:fsuser' >>"$stage/etc/group"
+fi
 cp "$TOP/tests/vm/guest-init.sh" "$stage/init"
 chmod 755 "$stage/init"
-printf 'root:x:0:0:root:/root:/bin/sh\nfsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$stage/etc/passwd"
-printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
 echo "$kver" >"$stage/etc/flamestat/kver"
 case "${FLAMESTAT_TORTURE:-short}" in
 short | long) echo "FS_TORTURE=${FLAMESTAT_TORTURE:-short}" >"$stage/etc/flamestat/env" ;;
@@ -146,22 +165,25 @@ if [ -d "$BUILD/workloads" ]; then
 	done
 fi
 
-# virtio-blk, for the artifact disk (uncompressed or .ko.xz/.ko.zst)
-for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
-	virtio/virtio_pci_modern_dev virtio/virtio_pci block/virtio_blk; do
-	src="/lib/modules/$kver/kernel/drivers/$m.ko"
-	dst="/lib/modules/$kver/kernel/drivers/$m.ko"
-	if [ -f "$src" ]; then
-		copy_file "$src" "$dst"
-	elif [ -f "$src.xz" ]; then
-		mkdir -p "$stage$(dirname "$dst")"
-		xz -dc "$src.xz" >"$stage$dst"
-	elif [ -f "$src.zst" ]; then
-		mkdir -p "$stage$(dirname "$dst")"
-		zstd -qdc "$src.zst" >"$stage$dst"
-	fi
-	# Built in (or absent): the guest does without.
-done
+# virtio-blk, for the artifact disk (uncompressed or .ko.xz/.ko.zst); a
+# Debian tree (-R) has its own.
+if [ -z "$root" ]; then
+	for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
+		virtio/virtio_pci_modern_dev virtio/virtio_pci block/virtio_blk; do
+		src="/lib/modules/$kver/kernel/drivers/$m.ko"
+		dst="/lib/modules/$kver/kernel/drivers/$m.ko"
+		if [ -f "$src" ]; then
+			copy_file "$src" "$dst"
+		elif [ -f "$src.xz" ]; then
+			mkdir -p "$stage$(dirname "$dst")"
+			xz -dc "$src.xz" >"$stage$dst"
+		elif [ -f "$src.zst" ]; then
+			mkdir -p "$stage$(dirname "$dst")"
+			zstd -qdc "$src.zst" >"$stage$dst"
+		fi
+		# Built in (or absent): the guest does without.
+	done
+fi
 if [ -d "$stage/lib/modules/$kver" ]; then
 	depmod -b "$stage" "$kver" 2>/dev/null || vm_die "mkinitramfs: depmod failed"
 fi
@@ -186,6 +208,7 @@ for t in "$@"; do
 	echo "$name $((tmo * tscale))" >>"$stage/etc/flamestat/tests"
 done
 
+[ -n "$root" ] && exit 0
 if ! (cd "$stage" && find . -print | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"; then
 	rm -f "$out.tmp"
 	vm_die "mkinitramfs: cpio failed"

@@ -18,6 +18,11 @@
 # (all optional; name labels the boot, default "guest"; smp 2, mem 1024;
 # also accel=tcg and grace=S, the time the host gives a test past its
 # timeout before it stops the guest, default 60).
+# rootfs="PKG..." boots a Debian rootfs with these packages (or "base")
+# instead of the busybox initramfs (tests/vm/rootfs.sh); prepare=SCRIPT
+# (path from the top of the tree) runs on a copy of its tree first (see
+# rootfs.sh image -x); bare=1 leaves the module and the tool of the build
+# tree out of the guest.
 # Tests with the same vm line share one boot, in file name order.
 # "# timeout: S" is the test's time limit in the guest (default 120);
 # "# dmesg-allow: ERE" exempts matching kernel lines from the bad patterns.
@@ -32,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-build) build=0 ;;
 	--accel) accel=$2; shift ;;
-	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) vm_die "run-tests: unknown option $1" ;;
 	*)
 		t=$1
@@ -78,6 +83,7 @@ fi
 parse_vm() {
 	local s=$1 k v
 	vm_name=guest vm_smp=2 vm_mem=1024 vm_append="" vm_icount=0 vm_accel=$accel vm_grace=60
+	vm_rootfs="" vm_prepare="" vm_bare=0
 	while [[ $s =~ ^[[:space:]]*([a-z]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
 		k=${BASH_REMATCH[1]}
 		v=${BASH_REMATCH[3]}${BASH_REMATCH[4]}
@@ -90,6 +96,9 @@ parse_vm() {
 		icount) vm_icount=$v ;;
 		accel) vm_accel=$v ;;
 		grace) vm_grace=$v ;;
+		rootfs) vm_rootfs=$v ;;
+		prepare) vm_prepare=$v ;;
+		bare) vm_bare=$v ;;
 		*) return 1 ;;
 		esac
 	done
@@ -232,14 +241,32 @@ for line in "${groups[@]}"; do
 	[ -n "$vm_append" ] && opts+=(--append "$vm_append")
 	[ "$vm_icount" = 1 ] && opts+=(--icount)
 	vm_msg "$vm_name: ${#gtests[@]} test(s): $(for t in "${gtests[@]}"; do printf '%s ' "$(basename "$t" .sh)"; done)"
-	if ! "$TOP/tests/vm/mkinitramfs.sh" -o "$dir/initrd.cpio" "${gtests[@]}" 2>"$dir/mkinitramfs.log"; then
-		echo "FAIL $vm_name/initramfs: $(tail -n 1 "$dir/mkinitramfs.log")"
-		rc=1
-		continue
+	mkargs=()
+	[ "$vm_bare" = 1 ] && mkargs+=(-M -T)
+	if [ -n "$vm_rootfs" ]; then
+		mkargs+=(-o "$dir/image")
+		[ "$vm_rootfs" = base ] || mkargs+=(-p "$vm_rootfs")
+		[ -n "$vm_prepare" ] && mkargs+=(-x "$TOP/$vm_prepare")
+		t0=$SECONDS
+		if ! "$TOP/tests/vm/rootfs.sh" image "${mkargs[@]}" "${gtests[@]}" >"$dir/rootfs.log" 2>&1; then
+			echo "FAIL $vm_name/rootfs: $(tail -n 1 "$dir/rootfs.log") (log: $dir/rootfs.log)"
+			tail -n 30 "$dir/rootfs.log" | sed 's/^/    /'
+			rm -rf "$dir/image"
+			rc=1
+			continue
+		fi
+		echo "PASS $vm_name/rootfs ($((SECONDS - t0))s)"
+		"$TOP/tests/vm/boot.sh" --rootfs "$dir/image" -o "$dir" "${opts[@]}"
+	else
+		if ! "$TOP/tests/vm/mkinitramfs.sh" -o "$dir/initrd.cpio" "${mkargs[@]}" "${gtests[@]}" 2>"$dir/mkinitramfs.log"; then
+			echo "FAIL $vm_name/initramfs: $(tail -n 1 "$dir/mkinitramfs.log")"
+			rc=1
+			continue
+		fi
+		"$TOP/tests/vm/boot.sh" -i "$dir/initrd.cpio" -o "$dir" "${opts[@]}"
 	fi
-	"$TOP/tests/vm/boot.sh" -i "$dir/initrd.cpio" -o "$dir" "${opts[@]}"
 	report_group "$vm_name" "$dir" "${gtests[@]}" | tee "$dir/report"
 	grep -q '^FAIL ' "$dir/report" && rc=1
-	rm -f "$dir/initrd.cpio"
+	rm -rf "$dir/initrd.cpio" "$dir/image"
 done
 exit $rc

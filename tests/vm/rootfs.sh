@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Debian guests with a real root file system: a debootstrap'd bookworm tree
+# per package list (cached), ext4 images made from copies of it, and
+# commands run in such a tree (chroot). boot.sh --rootfs boots the images.
+#
+#   tests/vm/rootfs.sh tree [-k KVER] [-p "PKG..."]...
+#       Prints the directory of the cached tree (building it if needed):
+#       debootstrap --variant=minbase bookworm, sources.list with bookworm,
+#       bookworm-updates and bookworm-security, then apt-get install of
+#       linux-image-KVER linux-headers-KVER kmod libelf1 and the packages.
+#       Read-only for callers: copy it (the image command does).
+#   tests/vm/rootfs.sh image -o OUTDIR [-k KVER] [-p "PKG..."]... [-x SCRIPT]...
+#                            [-s MB] [-M] [-T] [-f SRC[:DST]]... [TEST.sh...]
+#       Makes OUTDIR/rootfs.img (ext4, mke2fs -d, no mount) from a copy of
+#       the tree, plus OUTDIR/vmlinuz, OUTDIR/initrd.img (the tree's own
+#       kernel and initrd) and OUTDIR/kver. On the copy, in order:
+#         -x SCRIPT  runs "SCRIPT ROOT" on the host (ROOT: the copy); it can
+#                    run commands inside with "rootfs.sh chroot ROOT CMD..."
+#         the harness: tests/vm/mkinitramfs.sh -R ROOT adds /init (the guest
+#                    init), the tests, the module and the tool of the build
+#                    tree (-M, -T: without them), the workloads and -f files
+#       -s MB: image size (default: what the tree uses + 50% + 512 MiB).
+#   tests/vm/rootfs.sh chroot ROOT CMD...
+#       Runs CMD in ROOT with /proc, /sys and a private /dev (tmpfs with
+#       null, zero, full, random, urandom, tty, devpts) mounted in a private
+#       mount namespace (gone when CMD exits), services prevented from
+#       starting, DEBIAN_FRONTEND=noninteractive.
+#
+# -k: the guest kernel release (default: the module's vermagic, as for the
+# initramfs). -p may repeat; packages are space- or comma-separated.
+# Trees live in $FLAMESTAT_CACHE/rootfs/KEY/, KEY a hash of the builder
+# version, the release, the kernel and the sorted package list; downloaded
+# .debs are shared in $FLAMESTAT_CACHE/rootfs/debs. Needs root.
+set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# Bump when trees built by an older version of this script must not be reused.
+ROOTFS_BUILDER=1
+SUITE=bookworm
+MIRROR=http://deb.debian.org/debian
+SECURITY=http://deb.debian.org/debian-security
+CACHE="$FLAMESTAT_CACHE/rootfs"
+
+usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
+
+# rootfs_chroot ROOT CMD...: see the chroot command above.
+rootfs_chroot() {
+	local root=$1
+	shift
+	[ -x "$root/usr/bin/apt-get" ] || vm_die "rootfs: $root is not a Debian tree"
+	# Daemons that packages try to start stay down (invoke-rc.d asks this).
+	if [ ! -e "$root/usr/sbin/policy-rc.d" ]; then
+		printf '#!/bin/sh\n# flamestat rootfs: no services in the build chroot\nexit 101\n' \
+			>"$root/usr/sbin/policy-rc.d"
+		chmod 755 "$root/usr/sbin/policy-rc.d"
+	fi
+	mkdir -p "$CACHE/debs/partial"
+	# shellcheck disable=SC2016 # the script expands its own arguments
+	unshare --mount --propagation private -- /bin/sh -ec '
+		root=$1 debs=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mount -t sysfs sysfs "$root/sys"
+		# A /dev of its own: nothing in the chroot can touch the host'"'"'s.
+		mount -t tmpfs -o mode=755,size=1m fsdev "$root/dev"
+		for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+			mknod -m 666 "$root/dev/${n%%:*}" c "$(echo "$n" | cut -d: -f2)" "${n##*:}"
+		done
+		mkdir "$root/dev/pts" "$root/dev/shm"
+		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+		ln -s pts/ptmx "$root/dev/ptmx"
+		ln -s /proc/self/fd "$root/dev/fd"
+		# The packages apt downloads are kept for every tree.
+		mount --bind "$debs" "$root/var/cache/apt/archives"
+		exec chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+			"$@"' rootfs-chroot "$root" "$CACHE/debs" "$@"
+}
+
+# pkg_list "PKG..."...: the packages, one per line, sorted and unique.
+pkg_list() {
+	printf '%s\n' "$@" | tr -s ', ' '\n' | sed '/^$/d' | LC_ALL=C sort -u
+}
+
+# tree_key KVER PKGS: the cache key of a tree.
+tree_key() {
+	printf 'builder %s\nsuite %s\nmirror %s\nsecurity %s\nkernel %s\n%s\n' \
+		"$ROOTFS_BUILDER" "$SUITE" "$MIRROR" "$SECURITY" "$1" "$2" |
+		sha256sum | cut -c1-16
+}
+
+# build_tree KVER PKGS DIR: debootstrap and install into DIR/tree.
+build_tree() {
+	local kver=$1 pkgs=$2 dir=$3 root=$3/tree log=$3/build.log
+	local -a all
+	mapfile -t all < <(pkg_list "linux-image-$kver linux-headers-$kver kmod libelf1" "$pkgs")
+	vm_msg "rootfs: building a $SUITE tree for $kver with: ${all[*]} (log: $log)"
+	mkdir -p "$CACHE/debs/partial"
+	if ! debootstrap --variant=minbase --cache-dir="$CACHE/debs" "$SUITE" "$root" "$MIRROR" \
+		>>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		vm_die "rootfs: debootstrap failed (log: $log)"
+	fi
+	# The guest kernel and its headers are in bookworm-security.
+	cat >"$root/etc/apt/sources.list" <<-EOF
+		deb $MIRROR $SUITE main
+		deb $MIRROR $SUITE-updates main
+		deb $SECURITY $SUITE-security main
+	EOF
+	echo flamestat-guest >"$root/etc/hostname"
+	if ! { rootfs_chroot "$root" apt-get update -q &&
+		rootfs_chroot "$root" apt-get install -y -q --no-install-recommends "${all[@]}"; } \
+		>>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		vm_die "rootfs: apt-get in the tree failed (log: $log)"
+	fi
+	if [ ! -f "$root/boot/vmlinuz-$kver" ] || [ ! -f "$root/boot/initrd.img-$kver" ]; then
+		vm_die "rootfs: no /boot/vmlinuz-$kver or initrd.img-$kver in the tree (log: $log)"
+	fi
+	[ -f "$root/lib/modules/$kver/build/Makefile" ] ||
+		vm_die "rootfs: no headers for $kver in the tree (log: $log)"
+	rootfs_chroot "$root" apt-get clean >>"$log" 2>&1
+	rootfs_chroot "$root" dpkg-query -W >"$dir/manifest"
+}
+
+# ensure_tree KVER PKGS: prints the cached tree's directory, built if missing.
+ensure_tree() {
+	local kver=$1 pkgs=$2 key dir
+	key=$(tree_key "$kver" "$pkgs")
+	dir="$CACHE/$key"
+	mkdir -p "$CACHE"
+	# One build at a time: others wait, then find the tree built.
+	exec 9>"$CACHE/build.lock"
+	flock 9
+	if [ ! -f "$dir/complete" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		printf '%s\n' "$pkgs" >"$dir/packages"
+		echo "$kver" >"$dir/kver"
+		local t0=$SECONDS
+		(build_tree "$kver" "$pkgs" "$dir") || { rm -rf "$dir/tree"; exit 1; }
+		vm_msg "rootfs: tree $key built in $((SECONDS - t0))s"
+		date -u +%FT%TZ >"$dir/complete"
+	fi
+	exec 9>&-
+	echo "$dir/tree"
+}
+
+cmd_tree() {
+	local kver="" pkgs=()
+	local OPTIND opt
+	while getopts "k:p:h" opt; do
+		case "$opt" in
+		k) kver=$OPTARG ;;
+		p) pkgs+=("$OPTARG") ;;
+		h) usage; exit 0 ;;
+		*) exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# = 0 ] || vm_die "rootfs tree: unexpected argument '$1'"
+	[ -n "$kver" ] || kver=$(vm_kver)
+	ensure_tree "$kver" "$(pkg_list "${pkgs[@]}")"
+}
+
+cmd_image() {
+	local out="" kver="" size="" pkgs=() scripts=() mk=()
+	local OPTIND opt
+	while getopts "o:k:p:x:s:f:MTh" opt; do
+		case "$opt" in
+		o) out=$OPTARG ;;
+		k) kver=$OPTARG ;;
+		p) pkgs+=("$OPTARG") ;;
+		x) scripts+=("$OPTARG") ;;
+		s) size=$OPTARG ;;
+		f) mk+=(-f "$OPTARG") ;;
+		M | T) mk+=("-$opt") ;;
+		h) usage; exit 0 ;;
+		*) exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ -n "$out" ] || vm_die "rootfs image: -o OUTDIR is required"
+	[ -n "$kver" ] || kver=$(vm_kver)
+	[ -z "$size" ] || [[ $size =~ ^[0-9]+$ ]] || vm_die "rootfs image: -s takes MiB"
+	local tree root s used
+	tree=$(ensure_tree "$kver" "$(pkg_list "${pkgs[@]}")") || exit 1
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	root="$out/root"
+	rm -rf "$root" "$out/rootfs.img"
+	cp -a --reflink=auto "$tree" "$root" || vm_die "rootfs image: cannot copy $tree"
+	for s in "${scripts[@]}"; do
+		vm_msg "rootfs image: running $s"
+		if ! FLAMESTAT_ROOTFS_KVER=$kver "$s" "$root"; then
+			rm -rf "$root"
+			vm_die "rootfs image: $s failed"
+		fi
+	done
+	if ! "$TOP/tests/vm/mkinitramfs.sh" -R "$root" -k "$kver" "${mk[@]}" "$@"; then
+		rm -rf "$root"
+		vm_die "rootfs image: adding the harness failed"
+	fi
+	if ! cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz" ||
+		! cp "$root/boot/initrd.img-$kver" "$out/initrd.img"; then
+		vm_die "rootfs image: no kernel or initrd for $kver in the tree"
+	fi
+	echo "$kver" >"$out/kver"
+	used=$(du -sm "$root" | cut -f1)
+	[ -n "$size" ] || size=$((used * 3 / 2 + 512))
+	truncate -s "${size}M" "$out/rootfs.img"
+	if ! mke2fs -q -F -t ext4 -L flamestat-root -d "$root" "$out/rootfs.img" 2>"$out/mke2fs.log"; then
+		cat "$out/mke2fs.log" >&2
+		rm -rf "$root"
+		vm_die "rootfs image: mke2fs -d failed (tree: $used MiB, image: $size MiB)"
+	fi
+	rm -rf "$root"
+	vm_msg "rootfs image: $out/rootfs.img ($size MiB, $used MiB used)"
+}
+
+[ $# -gt 0 ] || { usage; exit 2; }
+cmd=$1
+shift
+case "$cmd" in
+tree | image)
+	[ "$(id -u)" = 0 ] || vm_die "rootfs: needs root (debootstrap, chroot)"
+	command -v debootstrap >/dev/null || vm_die "rootfs: debootstrap is not installed (scripts/install-deps.sh)"
+	"cmd_$cmd" "$@" ;;
+chroot)
+	[ $# -ge 2 ] || vm_die "rootfs chroot: ROOT CMD... expected"
+	rootfs_chroot "$@" ;;
+-h | --help | help) usage ;;
+*) vm_die "rootfs: unknown command '$cmd' (tree, image, chroot)" ;;
+esac
