@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "loadpolicy.h"
 #include "util.h"
 
 static void usage(FILE *out)
@@ -21,7 +22,8 @@ static void usage(FILE *out)
 "Show whether the flamestat module is loaded and sampling, its\n"
 "configuration, the samples it counted and why others were not recorded,\n"
 "its memory use and its own CPU cost per sample. When it is not loaded,\n"
-"say whether kernel lockdown or signature enforcement would refuse it.\n"
+"show the installed module and its signer, Secure Boot, lockdown and\n"
+"signature enforcement, and whether the kernel would refuse the module.\n"
 "Reading the counters does not disturb sampling. Needs root.\n"
 "\n"
 "Example:\n"
@@ -150,8 +152,11 @@ int do_status(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!fs_module_loaded()) {
+		struct fs_load_policy pol;
+
 		printf("module:     not loaded\n");
-		fs_describe_load_policy(stdout);
+		fs_load_policy_read(&pol, NULL);
+		fs_load_policy_print(&pol, stdout);
 		return EXIT_NOMODULE;
 	}
 	ret = fs_dev_open(&dev, false);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "loadpolicy.h"
 #include "util.h"
 
 /* Parameters for a module the tool loads itself: wait to be configured. */
@@ -38,40 +39,6 @@ const char *fs_drop_name(int reason)
 bool fs_module_loaded(void)
 {
 	return access("/sys/module/flamestat", F_OK) == 0;
-}
-
-static int read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-void fs_describe_load_policy(FILE *out)
-{
-	char buf[256];
-
-	if (!read_line("/sys/kernel/security/lockdown", buf, sizeof(buf))) {
-		if (strstr(buf, "[confidentiality]"))
-			fprintf(out, "kernel lockdown: confidentiality (kernel stacks are withheld; unsigned modules refused)\n");
-		else if (strstr(buf, "[integrity]"))
-			fprintf(out, "kernel lockdown: integrity (unsigned modules refused)\n");
-		else
-			fprintf(out, "kernel lockdown: none\n");
-	}
-	if (!read_line("/sys/module/module/parameters/sig_enforce", buf,
-		       sizeof(buf)))
-		fprintf(out, "module signatures: %s\n",
-			buf[0] == 'Y' ? "enforced (the module must be signed by a key the kernel trusts; see docs/SECURE-BOOT.md)" :
-					"not enforced");
 }
 
 /* The module file beside the tool, or in the build tree it came from. */
@@ -104,46 +71,63 @@ static char *find_module_file(void)
 	return NULL;
 }
 
-static int run_modprobe(void)
+/*
+ * The errno behind modprobe's "could not insert 'flamestat': <strerror>"
+ * (it runs with LC_ALL=C, and so does this tool), or 0.
+ */
+static int modprobe_errno(const char *msg)
 {
-	pid_t pid = fork();
-	int status;
+	static const int candidates[] = {
+		EKEYREJECTED, ENOKEY, EBADMSG, EPERM, ENOEXEC, EINVAL,
+		ENOMEM, EBUSY, ENOSYS,
+	};
+	const char *p = strstr(msg, "could not insert");
+	size_t i;
 
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
+	if (!p || !(p = strstr(p, "': ")))
+		return 0;
+	p += 3;
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		const char *text = strerror(candidates[i]);
 
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execlp("modprobe", "modprobe", "flamestat", FS_LOAD_PARAMS,
-		       (char *)NULL);
-		_exit(127);
+		if (!strncmp(p, text, strlen(text)))
+			return candidates[i];
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return 0;
 }
 
-/* One line naming why finit_module failed and what to do. */
-static int explain_load_error(const char *path, int err)
+/*
+ * One line naming why the kernel refused @path with @err (0: unknown;
+ * @detail then says what modprobe said) and what to do.
+ */
+static int explain_load_error(const char *path, int err, const char *detail)
 {
+	struct fs_load_policy pol;
+	char why[1024];
+
 	switch (err) {
-	case EKEYREJECTED:
-	case ENOKEY:
-	case EBADMSG:
-		fs_err("the kernel refused %s: it is not signed by a trusted key (Secure Boot or module.sig_enforce); sign it and enroll the key, see docs/SECURE-BOOT.md",
-		       path);
-		return EXIT_NOMODULE;
 	case EPERM:
 		if (getuid() != 0 && geteuid() != 0) {
 			fs_err("loading the module needs root: run flamestat with sudo");
 			return EXIT_PERM;
 		}
-		fs_err("the kernel refused to load %s (lockdown or module loading disabled); see 'flamestat status' and docs/SECURE-BOOT.md",
-		       path);
+		/* Lockdown refuses an unsigned module with EPERM. */
+		__attribute__((fallthrough));
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+	case 0:
+		fs_load_policy_read(&pol, path);
+		if (fs_load_policy_refusal(&pol, why, sizeof(why)) != FS_NO)
+			fs_err("the kernel refused the module: %s", why);
+		else if (err == EPERM)
+			fs_err("the kernel refused to load %s (Operation not permitted; a security module may forbid loading modules): see 'flamestat status'",
+			       path);
+		else if (err)
+			fs_err("the kernel refused %s: it is not signed by a key the kernel trusts (%s); see 'flamestat status' and SECURE-BOOT.md in flamestat's documentation",
+			       path, strerror(err));
+		else
+			fs_err("cannot load %s: %s", path, detail);
 		return EXIT_NOMODULE;
 	case ENOSYS:
 		fs_err("this kernel cannot load modules (built without module support): flamestat needs a kernel with CONFIG_MODULES");
@@ -161,17 +145,28 @@ static int explain_load_error(const char *path, int err)
 
 static int load_module(struct fs_dev *dev)
 {
+	struct fs_load_policy pol;
+	char msg[1024];
 	char *path;
-	int fd, err;
+	int fd, err, rc;
 
 	if (geteuid() != 0) {
 		fs_err("the flamestat module is not loaded, and loading it needs root: run 'sudo flamestat ...' or 'sudo modprobe flamestat'");
 		return EXIT_PERM;
 	}
-	if (!run_modprobe()) {
+	rc = fs_run_capture((char *const[]){ "modprobe", "flamestat",
+					     FS_LOAD_PARAMS, NULL },
+			    2, msg, sizeof(msg));
+	if (rc == 0) {
 		dev->loaded_module = true;
 		return 0;
 	}
+	msg[strcspn(msg, "\n")] = '\0';
+	/* Installed for this kernel, so the kernel said no: say why. */
+	fs_load_policy_read(&pol, NULL);
+	if (pol.installed == FS_YES)
+		return explain_load_error(pol.path, modprobe_errno(msg), msg);
+
 	path = find_module_file();
 	if (!path) {
 		fs_err("the flamestat module is not installed: install flamestat-dkms, or build it with 'make' and run the tool from the build tree");
@@ -186,7 +181,7 @@ static int load_module(struct fs_dev *dev)
 	err = syscall(SYS_finit_module, fd, FS_LOAD_PARAMS, 0) ? errno : 0;
 	close(fd);
 	if (err && err != EEXIST) {
-		err = explain_load_error(path, err);
+		err = explain_load_error(path, err, strerror(err));
 		free(path);
 		return err;
 	}

@@ -19,8 +19,9 @@ struct fs_dev {
  * Opens the device read-write, loading the module first if @load and it is
  * not loaded (modprobe, else insmod of the flamestat.ko beside the tool or
  * in the build tree, with autostart=0). On failure prints one line naming
- * the cause and the fix and returns the exit status (EXIT_PERM,
- * EXIT_NOMODULE, EXIT_ABI, ...); 0 on success.
+ * the cause and the fix (for a refused module: Secure Boot, lockdown or
+ * enforced signatures, see loadpolicy.h) and returns the exit status
+ * (EXIT_PERM, EXIT_NOMODULE, EXIT_ABI, ...); 0 on success.
  */
 int fs_dev_open(struct fs_dev *dev, bool load);
 void fs_dev_close(struct fs_dev *dev);
@@ -35,8 +36,6 @@ int fs_dev_cmd(struct fs_dev *dev, unsigned long cmd);
 int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **buf,
 		    size_t *size);
 
-/* Why the module might be refused: lockdown, enforced signatures. */
-void fs_describe_load_policy(FILE *out);
 bool fs_module_loaded(void);
 
 /* Names of enum flamestat_drop values, for messages and reports. */

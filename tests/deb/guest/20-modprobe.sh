@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# modprobe flamestat loads DKMS's module: the device appears, the tool
+# sees the packaged version, modprobe -r unloads it.
+# vm: name=deb rootfs="dkms openssl linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64" prepare=tests/deb/prepare.sh bare=1
+# timeout: 120
+# shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
+. /tests/lib.sh
+# shellcheck disable=SC1091 # written by tests/deb/prepare.sh
+. /etc/flamestat/deb.env
+
+check "modprobe flamestat" modprobe flamestat
+i=0
+while [ ! -c "$FS_DEV" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "$FS_DEV appeared" test -c "$FS_DEV"
+expect_eq "/sys/module/flamestat/version" "$(cat /sys/module/flamestat/version)" "$FS_DEB_VERSION"
+flamestat status >"$FS_TMP/status" 2>&1
+expect_eq "flamestat status exit status" "$?" 0
+sed 's/^/#   /' "$FS_TMP/status"
+check "status: loaded, packaged version" grep -q "^module: *loaded, version $FS_DEB_VERSION," "$FS_TMP/status"
+sleep 1
+check "sampling (autostart)" test "$(fs_stat samples)" -gt 0
+check "modprobe -r flamestat" modprobe -r flamestat
+check "unloaded" sh -c '! [ -d /sys/module/flamestat ]'
+finish

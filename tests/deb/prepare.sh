@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side of `make check-deb`, run by rootfs.sh on a copy of the guest's
+# tree, which has a second kernel (image and headers) besides the guest's:
+#   1. apt installs the two packages in a chroot; DKMS builds and installs
+#      the module there for both kernels;
+#   2. the kernel hook a kernel upgrade runs (/etc/kernel/postinst.d/dkms)
+#      builds it again for the second kernel after it was removed there;
+#   3. purging the second kernel (its prerm hook) takes the module out of it,
+#      so the guest has the guest kernel only, as a machine after an upgrade
+#      and a clean-up would.
+#
+#   FLAMESTAT_DEBS=DIR tests/deb/prepare.sh ROOT
+#     DIR holds flamestat_VERSION_amd64.deb and flamestat-dkms_VERSION_all.deb.
+#
+# Writes /etc/flamestat/deb.env in ROOT for the guest tests (tests/deb/guest).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+root=${1:?usage: prepare.sh ROOT}
+debs=${FLAMESTAT_DEBS:?FLAMESTAT_DEBS: the directory of the .debs}
+kver=${FLAMESTAT_ROOTFS_KVER:?FLAMESTAT_ROOTFS_KVER: the guest kernel}
+version=$(cat "$TOP/VERSION")
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+in_root() { "$TOP/tests/vm/rootfs.sh" chroot "$root" "$@"; }
+step() { echo "== [${SECONDS}s] $*"; }
+die() { echo "prepare: $*" >&2; exit 1; }
+# dkms_has KVER: DKMS reports flamestat VERSION installed for KVER.
+dkms_has() {
+	local status
+	status=$(in_root dkms status 2>/dev/null)
+	echo "$status"
+	grep -qx "flamestat/$version, $1, x86_64: installed" <<<"$status"
+}
+
+other=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -vx "$kver" | sort -V | tail -n 1)
+if [ -z "$other" ] || [ ! -f "$root/lib/modules/$other/build/Makefile" ]; then
+	die "the tree has no second kernel with headers besides $kver (see the vm line)"
+fi
+other_pkgs=$(in_root dpkg-query -S "/lib/modules/$other/build" "/boot/vmlinuz-$other" |
+	cut -d: -f1 | tr -s ', ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+
+mkdir -p "$root/var/tmp/debs"
+cp "$debs/flamestat_${version}_$arch.deb" "$debs/flamestat-dkms_${version}_all.deb" \
+	"$root/var/tmp/debs/" || die "no packages of version $version in $debs"
+step "apt-get install ./flamestat_${version}_$arch.deb ./flamestat-dkms_${version}_all.deb"
+in_root apt-get install -y "/var/tmp/debs/flamestat_${version}_$arch.deb" \
+	"/var/tmp/debs/flamestat-dkms_${version}_all.deb" || die "apt-get install failed"
+rm -rf "$root/var/tmp/debs"
+for k in "$kver" "$other"; do
+	step "dkms status: installed for $k?"
+	dkms_has "$k" || die "installing flamestat-dkms did not make DKMS install flamestat $version for $k"
+done
+
+step "kernel upgrade: dkms remove -k $other, then /etc/kernel/postinst.d/dkms $other"
+in_root dkms remove "flamestat/$version" -k "$other" || die "dkms remove -k $other failed"
+dkms_has "$other" && die "dkms remove -k $other left the module installed"
+in_root /etc/kernel/postinst.d/dkms "$other" "/boot/vmlinuz-$other" ||
+	die "the kernel's dkms hook failed for $other"
+dkms_has "$other" || die "the kernel's dkms hook did not install flamestat $version for $other"
+
+step "kernel removal: apt-get purge $other_pkgs"
+# shellcheck disable=SC2086 # a list of packages
+in_root apt-get purge -y $other_pkgs || die "purging the $other kernel failed"
+dkms_has "$kver" || die "purging $other took the module from $kver too"
+in_root dkms status 2>/dev/null | grep -q ", $other," && die "purging $other left DKMS's build for it"
+find "$root/lib/modules/$other" -name 'flamestat.ko*' 2>/dev/null | grep -q . &&
+	die "purging $other left flamestat.ko in /lib/modules/$other"
+
+mkdir -p "$root/etc/flamestat"
+printf 'FS_DEB_VERSION=%s\n' "$version" >"$root/etc/flamestat/deb.env"
+step "done"

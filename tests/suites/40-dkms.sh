@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# DKMS and the Debian packages: VERSION, dkms.conf and debian/changelog
+# agree; dkms.conf's kernel range says the same to old and new dkms; from a
+# clean copy of the tree, `dkms add .`, then build, install, autoinstall and
+# remove for every kernel whose headers are installed, in scratch DKMS,
+# source and install trees (the system's /var/lib/dkms, /usr/src and
+# /lib/modules are never touched). The Debian packages (lintian, contents,
+# installed and used in a guest): tests/deb/run.sh, suite 60-deb.
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+source "$(dirname "$0")/../lib/common.sh"
+
+work="$BUILD/dkms"
+rm -rf "$work"
+mkdir -p "$work"
+version=$(cat "$TOP/VERSION")
+
+# ---- one version everywhere ----
+
+# conf_value VAR: VAR (or VAR[0]) as dkms.conf sets it, with the
+# variables dkms provides set to placeholders.
+conf_value() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	bash -c 'kernel_source_dir=/KSRC dkms_tree=/DKMS kernelver=KVER
+		. "$1" && eval "printf %s \"\${$2}\""' conf_value "$TOP/dkms.conf" "$1"
+}
+v=$(conf_value PACKAGE_VERSION)
+if [ "$v" = "$version" ]; then pass dkms/version-dkms.conf; else
+	fail dkms/version-dkms.conf "PACKAGE_VERSION is '$v', VERSION is '$version'"; fi
+v=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version 2>&1)
+if [ "$v" = "$version" ]; then pass dkms/version-changelog; else
+	fail dkms/version-changelog "debian/changelog's version is '$v', VERSION is '$version'"; fi
+
+# ---- dkms.conf ----
+
+want_make="make -C /KSRC M=/DKMS/flamestat/$version/build FLAMESTAT_VERSION=$version modules"
+problems=""
+[ "$(conf_value PACKAGE_NAME)" = flamestat ] || problems+="PACKAGE_NAME; "
+[ "$(conf_value 'BUILT_MODULE_NAME[0]')" = flamestat ] || problems+="BUILT_MODULE_NAME[0]; "
+[ "$(conf_value 'BUILT_MODULE_LOCATION[0]')" = kmod/ ] || problems+="BUILT_MODULE_LOCATION[0]; "
+[ "$(conf_value 'DEST_MODULE_LOCATION[0]')" = /updates/dkms ] || problems+="DEST_MODULE_LOCATION[0]; "
+[ "$(conf_value AUTOINSTALL)" = yes ] || problems+="AUTOINSTALL is not yes; "
+[ "$(conf_value 'MAKE[0]')" = "$want_make" ] || problems+="MAKE[0] is '$(conf_value 'MAKE[0]')'; "
+[ -n "$(conf_value BUILD_EXCLUSIVE_KERNEL_MIN)" ] || problems+="no BUILD_EXCLUSIVE_KERNEL_MIN; "
+grep -Eq '^[[:space:]]*CLEAN' "$TOP/dkms.conf" && problems+="CLEAN is deprecated; "
+if [ -z "$problems" ]; then pass dkms/conf; else fail dkms/conf "$problems"; fi
+
+# dkms 3.0.10 (Debian 12) ignores BUILD_EXCLUSIVE_KERNEL_MIN and only
+# knows the regular expression: both must accept the same kernels.
+min=$(conf_value BUILD_EXCLUSIVE_KERNEL_MIN)
+re=$(conf_value BUILD_EXCLUSIVE_KERNEL)
+bad=""
+for k in 3.10.0-1160.el7.x86_64 4.19.0-27-amd64 5.3.18-lp152 5.4.0 5.4.0-150-generic \
+	5.9.16 5.10.0-30-amd64 5.15.0-91-generic 5.19.17 6.0.0 6.1.0-56-amd64 \
+	6.12.117+deb12-amd64 6.18.44 7.0.0 10.1.2 $(ls /lib/modules); do
+	[[ $k =~ $re ]] && by_re=1 || by_re=0
+	first=$(printf '%s\n%s\n' "$min" "${k%%-*}" | sort -V | head -n 1)
+	[ "$first" = "$min" ] && by_min=1 || by_min=0
+	[ "$by_re" = "$by_min" ] || bad+="$k (regex $by_re, min $by_min) "
+done
+if [ -z "$bad" ]; then pass dkms/kernel-range; else
+	fail dkms/kernel-range "BUILD_EXCLUSIVE_KERNEL and _MIN=$min disagree on: $bad"; fi
+
+# ---- DKMS in scratch trees ----
+
+# dkms_s ARGS...: dkms on the scratch trees, never running depmod on the
+# system's /lib/modules, signing with a scratch key (as DKMS does with
+# /var/lib/dkms/mok.key on a real system).
+dkms_s() {
+	mok_signing_key="$work/mok.key" mok_certificate="$work/mok.pub" \
+		dkms "$@" --dkmstree "$work/dkms" --sourcetree "$work/src" \
+		--installtree "$work/modules" --no-depmod
+}
+host_state() {
+	ls -la /var/lib/dkms /usr/src 2>&1
+	find /lib/modules -name 'flamestat.ko*' 2>/dev/null
+}
+host_before=$(host_state)
+mkdir -p "$work/dkms" "$work/src" "$work/modules" "$work/tree"
+# A clean tree: what a checkout holds, no build products.
+(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	cpio -0 -pdm --quiet "$work/tree")
+if (cd "$work/tree" && dkms_s add .) >"$work/add.log" 2>&1 &&
+	[ -f "$work/src/flamestat-$version/dkms.conf" ]; then
+	pass dkms/add
+else
+	fail dkms/add "dkms add . failed (log: $work/add.log)"
+	tail -n 20 "$work/add.log" | sed 's/^/    /'
+fi
+
+kernels=$(for d in /lib/modules/*/build/Makefile; do
+	[ -f "$d" ] && basename "$(dirname "$(dirname "$d")")"; done | sort -V)
+[ -n "$kernels" ] || fail dkms/build "no kernel headers installed (scripts/install-deps.sh)"
+built=""
+for k in $kernels; do
+	log="$work/build-$k.log"
+	if ! dkms_s build -m flamestat -v "$version" -k "$k" >"$log" 2>&1; then
+		fail "dkms/build-$k" "dkms build failed (log: $log; make.log: $work/dkms/flamestat/$version/build/make.log)"
+		tail -n 20 "$log" | sed 's/^/    /'
+		continue
+	fi
+	ko=$(find "$work/dkms/flamestat/$version/$k" -name 'flamestat.ko*' | head -n 1)
+	got="$(modinfo -F vermagic "$ko" 2>&1 | cut -d' ' -f1) $(modinfo -F version "$ko" 2>&1) $(modinfo -F signer "$ko" 2>&1)"
+	if [ "$got" = "$k $version DKMS module signing key" ]; then
+		pass "dkms/build-$k"
+	else
+		fail "dkms/build-$k" "built module: vermagic, version, signer are '$got', want '$k $version DKMS module signing key'"
+		continue
+	fi
+	mkdir -p "$work/modules/$k"
+	if dkms_s install -m flamestat -v "$version" -k "$k" >"$work/install-$k.log" 2>&1 &&
+		find "$work/modules/$k/updates/dkms" -name 'flamestat.ko*' 2>/dev/null | grep -q . &&
+		dkms_s status -m flamestat -v "$version" -k "$k" 2>/dev/null | grep -q ': installed$'; then
+		pass "dkms/install-$k"
+		built="$built $k"
+	else
+		fail "dkms/install-$k" "dkms install failed or installed nothing (log: $work/install-$k.log)"
+		tail -n 10 "$work/install-$k.log" | sed 's/^/    /'
+	fi
+done
+
+# What a kernel upgrade runs (/etc/kernel/postinst.d/dkms): autoinstall
+# for the new kernel builds and installs every AUTOINSTALL module.
+last=${built##* }
+if [ -n "$last" ]; then
+	dkms_s remove -m flamestat -v "$version" -k "$last" >"$work/remove-$last.log" 2>&1
+	if dkms_s autoinstall -k "$last" >"$work/autoinstall.log" 2>&1 &&
+		dkms_s status -m flamestat -v "$version" -k "$last" 2>/dev/null | grep -q ': installed$'; then
+		pass "dkms/autoinstall-$last"
+	else
+		fail "dkms/autoinstall-$last" "dkms autoinstall -k $last did not install flamestat (log: $work/autoinstall.log)"
+		tail -n 10 "$work/autoinstall.log" | sed 's/^/    /'
+	fi
+fi
+
+if dkms_s remove -m flamestat -v "$version" --all >"$work/remove.log" 2>&1 &&
+	[ -z "$(dkms_s status 2>/dev/null)" ] &&
+	! find "$work/modules" -name 'flamestat.ko*' | grep -q .; then
+	pass dkms/remove
+else
+	fail dkms/remove "dkms remove --all left something (log: $work/remove.log): $(dkms_s status 2>/dev/null | tr '\n' ' ')"
+fi
+if [ "$(host_state)" = "$host_before" ]; then
+	pass dkms/system-untouched
+else
+	fail dkms/system-untouched "/var/lib/dkms, /usr/src or /lib/modules changed: $(diff <(echo "$host_before") <(host_state) | tr '\n' '|')"
+fi
+
+check dkms/shellcheck shellcheck -x "$TOP/tests/suites/40-dkms.sh"
