@@ -34,7 +34,8 @@ export KDIR KVER
 W ?= 1
 
 .PHONY: all module tool install install-module install-tool check demo bench \
-	bench-overhead torture check-deb deb deps clean help
+	bench-overhead torture check-deb deb deps clean help debug-kernel \
+	check-debug torture-debug
 
 all: module tool
 
@@ -88,6 +89,21 @@ torture: deps
 	$(MAKE) all
 	tests/run --torture
 
+# The debug guest kernel (KASAN, lockdep, kmemleak, ...; docs/RELIABILITY.md),
+# built once into /var/tmp/flamestat-cache (about 15 minutes on 2 cores).
+debug-kernel: deps
+	tests/debug-kernel/build.sh
+
+# Every guest test, torture tests at their short size, on the debug kernel.
+check-debug: debug-kernel
+	$(MAKE) all
+	tests/debug-kernel/check.sh
+
+# The torture tests at their long size on the debug kernel (hours).
+torture-debug: debug-kernel
+	$(MAKE) all
+	tests/debug-kernel/check.sh --torture long
+
 deb: deps
 	scripts/build-deb.sh
 
@@ -107,6 +123,9 @@ help:
 	@echo "make demo         profile a workload in a throwaway QEMU guest, write an SVG here"
 	@echo "make bench        renderer and symbolizer benchmarks"
 	@echo "make bench-overhead  profiler overhead and accuracy vs perf, bpftrace, bcc"
-	@echo "make torture      the long reliability suite in guests"
+	@echo "make torture      the long reliability suite in guests, long fuzzing"
+	@echo "make debug-kernel build the debug guest kernel (KASAN, lockdep, kmemleak; cached)"
+	@echo "make check-debug  every guest test on the debug kernel"
+	@echo "make torture-debug  the long torture tests on the debug kernel"
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
 	@echo "make check-deb    install the packages in a Debian guest and test them"

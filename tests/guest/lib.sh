@@ -130,6 +130,36 @@ fs_stats_balance() {
 	     $1 ~ /^dropped_/ {d += $2} END {print s + 0, r + 0, d + 0}' "$FS_STATS"
 }
 
+# fs_balanced: samples == recorded + dropped in one read of the stats.
+fs_balanced() {
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(fs_stats_balance)
+	[ "$1" -eq $(($2 + $3)) ]
+}
+
+# fs_size SHORT LONG: SHORT, or LONG when the torture tests run long.
+fs_size() { if [ "$FS_TORTURE" = long ]; then echo "$2"; else echo "$1"; fi; }
+
+# fs_meminfo KEY: a /proc/meminfo value in kB.
+fs_meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+
+# fs_debug_kernel: true on the flamestat debug kernel (tests/debug-kernel).
+fs_debug_kernel() { case "$(uname -r)" in *-flamestat-debug) return 0 ;; esac; return 1; }
+
+# fs_kmemleak_clear / fs_kmemleak_report: with kmemleak (the debug kernel),
+# forget older reports, and later print what is unreferenced now (nothing
+# when there is no leak). Without kmemleak both do nothing.
+FS_KMEMLEAK=/sys/kernel/debug/kmemleak
+fs_kmemleak_clear() { [ -w "$FS_KMEMLEAK" ] && echo clear >"$FS_KMEMLEAK"; return 0; }
+fs_kmemleak_report() {
+	[ -w "$FS_KMEMLEAK" ] || return 0
+	# An object must stay unreferenced for 5 s and two scans to count.
+	sleep 6
+	echo scan >"$FS_KMEMLEAK"
+	echo scan >"$FS_KMEMLEAK"
+	cat "$FS_KMEMLEAK"
+}
+
 # ---- folded stacks ----
 
 # fs_sum FILE [ERE]: total count of the lines whose stack matches ERE.

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snapdump: takes one binary snapshot of /dev/flamestat, validates it
+ * (tests/clients/snapcheck.h) and prints it one record per line, for guest
+ * tests that check flags and raw frames with awk:
+ *
+ *   header flags=0x1 samples=N recorded=N dropped=N stacks=N user_fault=N ...
+ *   proc id=N tgid=N flags=0xF comm=NAME
+ *   ksym value=0xV name=NAME
+ *   stack count=N tgid=N proc=N flags=0xF nk=N nu=N comm=NAME k=0x..,.. u=0x..,..
+ *
+ *   snapdump [-c] [-o RAW]    -c: SNAP_CLEAR; -o: also save the raw bytes
+ *
+ * Exits 1 when the snapshot is invalid, 2 when it cannot be taken.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "snapcheck.h"
+
+static void put_name(const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++)
+		putchar(isgraph((unsigned char)s[i]) ? s[i] : '?');
+	if (!i)
+		putchar('-');
+}
+
+static void put_frames(const char *tag, const __u64 *f, unsigned int n)
+{
+	unsigned int i;
+
+	printf(" %s=", tag);
+	if (!n)
+		putchar('-');
+	for (i = 0; i < n; i++)
+		printf("%s%#llx", i ? "," : "", (unsigned long long)f[i]);
+}
+
+int main(int argc, char **argv)
+{
+	const struct flamestat_snap_header *h;
+	const uint8_t *p, *end;
+	uint32_t flags = 0;
+	const char *raw = NULL;
+	char why[300];
+	size_t size;
+	void *buf;
+	int fd, i;
+	unsigned long long dropped = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c"))
+			flags |= FLAMESTAT_SNAP_CLEAR;
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			raw = argv[++i];
+		else {
+			fprintf(stderr, "usage: snapdump [-c] [-o RAW]\n");
+			return 2;
+		}
+	}
+	fd = open(FLAMESTAT_DEVICE, (flags ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0) {
+		perror("snapdump: open " FLAMESTAT_DEVICE);
+		return 2;
+	}
+	buf = snap_take(fd, flags, 0, &size);
+	if (!buf) {
+		perror("snapdump: snapshot");
+		return 2;
+	}
+	close(fd);
+	if (raw) {
+		FILE *f = fopen(raw, "w");
+
+		if (!f || fwrite(buf, 1, size, f) != size || fclose(f)) {
+			perror(raw);
+			return 2;
+		}
+	}
+	if (snap_validate(buf, size, NULL, why, sizeof(why))) {
+		printf("invalid %s\n", why);
+		return 1;
+	}
+	h = buf;
+	for (i = 0; i < FLAMESTAT_MAX_DROPS; i++)
+		dropped += h->stats.dropped[i];
+	printf("header flags=%#x samples=%llu recorded=%llu dropped=%llu stacks=%llu user_fault=%llu user_truncated=%llu user_compat=%llu kernel_truncated=%llu unmapped_procs=%llu procs=%llu\n",
+	       h->flags, (unsigned long long)h->stats.samples,
+	       (unsigned long long)h->stats.recorded, dropped,
+	       (unsigned long long)h->stats.stacks,
+	       (unsigned long long)h->stats.user_fault,
+	       (unsigned long long)h->stats.user_truncated,
+	       (unsigned long long)h->stats.user_compat,
+	       (unsigned long long)h->stats.kernel_truncated,
+	       (unsigned long long)h->stats.unmapped_procs,
+	       (unsigned long long)h->stats.procs);
+	p = (const uint8_t *)buf + sizeof(*h);
+	end = (const uint8_t *)buf + size;
+	while (p < end) {
+		const struct flamestat_rec *r = (const void *)p;
+
+		switch (r->type) {
+		case FLAMESTAT_REC_PROC: {
+			const struct flamestat_rec_proc *pr = (const void *)r;
+
+			printf("proc id=%u tgid=%u flags=%#x comm=", pr->proc_id,
+			       pr->tgid, pr->flags);
+			put_name(pr->comm, sizeof(pr->comm));
+			putchar('\n');
+			break;
+		}
+		case FLAMESTAT_REC_KSYM: {
+			const struct flamestat_rec_ksym *k = (const void *)r;
+
+			printf("ksym value=%#llx name=", (unsigned long long)k->value);
+			put_name(k->name, k->name_len);
+			putchar('\n');
+			break;
+		}
+		case FLAMESTAT_REC_STACK: {
+			const struct flamestat_rec_stack *s = (const void *)r;
+
+			printf("stack count=%llu tgid=%u proc=%u flags=%#x nk=%u nu=%u comm=",
+			       (unsigned long long)s->count, s->tgid, s->proc_id,
+			       s->flags, s->nr_kernel, s->nr_user);
+			put_name(s->comm, sizeof(s->comm));
+			put_frames("k", s->frames, s->nr_kernel);
+			put_frames("u", s->frames + s->nr_kernel, s->nr_user);
+			putchar('\n');
+			break;
+		}
+		}
+		p += r->size;
+	}
+	free(buf);
+	return 0;
+}
