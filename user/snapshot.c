@@ -78,14 +78,16 @@ static struct snap_file *find_file(struct snapshot *s, uint32_t id)
 {
 	struct snap_file key = { .id = id };
 
-	return bsearch(&key, s->files, s->nr_files, sizeof(key), cmp_file);
+	return s->nr_files ? bsearch(&key, s->files, s->nr_files, sizeof(key),
+				     cmp_file) : NULL;
 }
 
 static struct snap_proc *find_proc(struct snapshot *s, uint32_t id)
 {
 	struct snap_proc key = { .id = id };
 
-	return bsearch(&key, s->procs, s->nr_procs, sizeof(key), cmp_proc);
+	return s->nr_procs ? bsearch(&key, s->procs, s->nr_procs, sizeof(key),
+				     cmp_proc) : NULL;
 }
 
 static int parse_file(struct parser *p, const void *rec, size_t size)
@@ -202,8 +204,9 @@ static int attach_maps(struct parser *p, const uint8_t *base, size_t size)
 	}
 	free(caps);
 	for (i = 0; i < s->nr_procs; i++)
-		qsort(s->procs[i].maps, s->procs[i].nr_maps,
-		      sizeof(struct snap_map), cmp_map);
+		if (s->procs[i].nr_maps)
+			qsort(s->procs[i].maps, s->procs[i].nr_maps,
+			      sizeof(struct snap_map), cmp_map);
 	for (i = 0; i < s->nr_stacks; i++)
 		s->stacks[i].proc = s->stacks[i].rec->proc_id ?
 			find_proc(s, s->stacks[i].rec->proc_id) : NULL;
@@ -288,9 +291,16 @@ int snapshot_parse(struct snapshot *s, void *raw, size_t size, char *err,
 		     s->hdr.nr_records);
 		goto out;
 	}
-	qsort(s->files, s->nr_files, sizeof(*s->files), cmp_file);
-	qsort(s->procs, s->nr_procs, sizeof(*s->procs), cmp_proc);
-	qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
+	/*
+	 * qsort's and bsearch's base must not be NULL, even for no elements
+	 * (C11 7.22.5): arrays of no records are NULL here.
+	 */
+	if (s->nr_files)
+		qsort(s->files, s->nr_files, sizeof(*s->files), cmp_file);
+	if (s->nr_procs)
+		qsort(s->procs, s->nr_procs, sizeof(*s->procs), cmp_proc);
+	if (s->nr_ksyms)
+		qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
 	if (attach_maps(&p, base, size))
 		goto out;
 	ret = 0;
@@ -456,5 +466,6 @@ const struct snap_ksym *snapshot_find_ksym(const struct snapshot *s,
 {
 	struct snap_ksym key = { .value = value };
 
-	return bsearch(&key, s->ksyms, s->nr_ksyms, sizeof(key), cmp_ksym);
+	return s->nr_ksyms ? bsearch(&key, s->ksyms, s->nr_ksyms, sizeof(key),
+				     cmp_ksym) : NULL;
 }
