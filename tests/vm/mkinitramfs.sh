@@ -132,6 +132,10 @@ else
 		echo 'fsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh' >>"$stage/etc/passwd"
 	grep -q '^fsuser:' "$stage/etc/group" || echo 'fsuser:x:1000:' >>"$stage/etc/group"
 	grep -q '^fsgroup:' "$stage/etc/group" || echo 'fsgroup:x:1001:fsuser' >>"$stage/etc/group"
+	# A locked password: su from root works (PAM wants the entry).
+	if [ -f "$stage/etc/shadow" ] && ! grep -q '^fsuser:' "$stage/etc/shadow"; then
+		echo 'fsuser:*:19000:0:99999:7:::' >>"$stage/etc/shadow"
+	fi
 fi
 cp "$TOP/tests/vm/guest-init.sh" "$stage/init"
 chmod 755 "$stage/init"
