@@ -72,14 +72,15 @@ static char *find_module_file(void)
 }
 
 /*
- * The errno behind modprobe's "could not insert 'flamestat': <strerror>"
- * (it runs with LC_ALL=C, and so does this tool), or 0.
+ * The errno behind modprobe's "could not insert 'flamestat': <reason>", or
+ * 0. The reason is strerror() (modprobe and this tool run with LC_ALL=C),
+ * except for the two that kmod words itself.
  */
 static int modprobe_errno(const char *msg)
 {
 	static const int candidates[] = {
-		EKEYREJECTED, ENOKEY, EBADMSG, EPERM, ENOEXEC, EINVAL,
-		ENOMEM, EBUSY, ENOSYS,
+		EKEYREJECTED, ENOKEY, EBADMSG, EPERM, EINVAL, ENOMEM, EBUSY,
+		ENOSYS,
 	};
 	const char *p = strstr(msg, "could not insert");
 	size_t i;
@@ -87,6 +88,10 @@ static int modprobe_errno(const char *msg)
 	if (!p || !(p = strstr(p, "': ")))
 		return 0;
 	p += 3;
+	if (!strncmp(p, "Invalid module format", 21))
+		return ENOEXEC;
+	if (!strncmp(p, "Unknown symbol in module", 24))
+		return ENOENT;
 	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
 		const char *text = strerror(candidates[i]);
 
@@ -135,6 +140,10 @@ static int explain_load_error(const char *path, int err, const char *detail)
 	case ENOEXEC:
 	case EINVAL:
 		fs_err("%s was built for another kernel: rebuild it with 'make KVER=$(uname -r)' or reinstall flamestat-dkms",
+		       path);
+		return EXIT_NOMODULE;
+	case ENOENT:
+		fs_err("the kernel refused %s: unknown symbol or unknown parameter (see dmesg): rebuild it for this kernel, or check the options in /etc/modprobe.d",
 		       path);
 		return EXIT_NOMODULE;
 	default:

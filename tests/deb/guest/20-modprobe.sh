@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # modprobe flamestat loads DKMS's module: the device appears, the tool
-# sees the packaged version, modprobe -r unloads it.
+# sees the packaged version, modprobe -r unloads it. group= from
+# /etc/modprobe.d (flamestat(4)) applies when the tool loads the module:
+# the group's members read the device, no udev rule involved.
 # vm: name=deb rootfs="dkms openssl linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64" prepare=tests/deb/prepare.sh bare=1
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
@@ -25,4 +27,13 @@ sleep 1
 check "sampling (autostart)" test "$(fs_stat samples)" -gt 0
 check "modprobe -r flamestat" modprobe -r flamestat
 check "unloaded" sh -c '! [ -d /sys/module/flamestat ]'
+
+echo "options flamestat group=1001" >/etc/modprobe.d/flamestat.conf
+wl_bg chain 3
+check "flamestat record (loads the module)" flamestat record -q -d 1 -o "$FS_TMP/r.folded"
+wl_wait || not_ok "chain failed"
+expect_eq "group=1001 from modprobe.d: owner:group mode" "$(stat -c '%u:%g %a' "$FS_DEV")" "0:1001 660"
+check "fsuser (in fsgroup 1001) reads the device" su -s /bin/sh fsuser -c "cat $FS_DEV >/dev/null"
+rm -f /etc/modprobe.d/flamestat.conf
+check "modprobe -r flamestat" modprobe -r flamestat
 finish
