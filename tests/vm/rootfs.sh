@@ -121,7 +121,6 @@ build_tree() {
 	fi
 	[ -f "$root/lib/modules/$kver/build/Makefile" ] ||
 		vm_die "rootfs: no headers for $kver in the tree (log: $log)"
-	rootfs_chroot "$root" apt-get clean >>"$log" 2>&1
 	rootfs_chroot "$root" dpkg-query -W >"$dir/manifest"
 }
 
