@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -27,12 +28,29 @@ int svg_read_path(struct profile *p, const char *path)
 
 int svg_output_open(struct svg_output *out, const char *path)
 {
+	struct stat st;
+
 	memset(out, 0, sizeof(*out));
 	if (!path || !strcmp(path, "-")) {
 		out->f = stdout;
 		return 0;
 	}
 	out->path = xstrdup(path);
+	/*
+	 * Only a regular file (or a new one) is replaced by renaming a
+	 * temporary file over it: renaming over /dev/null, a FIFO or a
+	 * terminal would replace the device node itself. Those are written
+	 * in place.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		out->f = fopen(path, "w");
+		if (!out->f) {
+			fs_perror("cannot open %s", path);
+			free(out->path);
+			return -1;
+		}
+		return 0;
+	}
 	out->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	out->f = fopen(out->tmp, "w");
 	if (!out->f) {
@@ -56,9 +74,13 @@ int svg_output_close(struct svg_output *out, bool ok)
 		return ok ? ret : -1;
 	}
 	if (fclose(out->f)) {
-		fs_perror("cannot write %s", out->tmp);
+		fs_perror("cannot write %s", out->tmp ? out->tmp : out->path);
 		ok = false;
 		ret = -1;
+	}
+	if (!out->tmp) {
+		free(out->path);
+		return ok ? ret : -1;
 	}
 	if (ok && rename(out->tmp, out->path)) {
 		fs_perror("cannot rename %s to %s", out->tmp, out->path);

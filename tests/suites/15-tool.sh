@@ -152,9 +152,20 @@ corrupt recsize
 cp "$T/snap.fstat" "$T/corrupt-abi.fstat"
 printf '\x63\x00' | dd of="$T/corrupt-abi.fstat" bs=1 seek=4 conv=notrunc 2>/dev/null
 corrupt abi
+# Output to a device or FIFO is written in place: renaming a temporary
+# file over it would replace the node (this once replaced /dev/null).
+rm -f "$T/null" && mknod -m 666 "$T/null" c 1 3 && mkfifo "$T/fifo.$$" 2>/dev/null
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$T/null" >/dev/null 2>&1
+check tool-output-device-kept test -c "$T/null"
+cat "$T/fifo.$$" >"$T/fifo.out" &
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$T/fifo.$$" >/dev/null 2>&1
+wait
+check tool-output-fifo-kept test -p "$T/fifo.$$"
+check tool-output-fifo-written cmp "$T/fifo.out" "$T/fold.out"
+rm -f "$T/fifo.$$"
 if command -v valgrind >/dev/null; then
 	check tool-valgrind-fold valgrind -q --error-exitcode=9 --leak-check=full \
-		"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o /dev/null
+		"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$T/null"
 	check tool-valgrind-corrupt sh -c "valgrind -q --error-exitcode=9 --leak-check=full $FS fold --kallsyms $T/kallsyms $T/corrupt-recsize.fstat >/dev/null 2>&1; test \$? = 1"
 fi
 
