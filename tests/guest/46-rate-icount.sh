@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# With guest time following the instruction count (-icount, one CPU) the
+# host's load cannot delay the timer: samples per second are the configured
+# rate within 1%, at three rates, and no period is missed. A workload keeps
+# the CPU busy: while a vCPU halts, icount no longer drives time and timers
+# arrive late (those would be counted as overruns).
+# vm: name=icount smp=1 icount=1
+# timeout: 150
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+wl_bg chain 60
+fs_load idle=1
+for hz in 997 199 4999; do
+	check "freq=$hz" fs_write "freq=$hz"
+	check "reset" fs_write reset
+	sleep 2
+	check "stop" fs_write stop
+	s=$(fs_stat samples)
+	ns=$(fs_stat running_ns)
+	o=$(fs_stat overruns)
+	want=$(awk -v h="$hz" -v ns="$ns" 'BEGIN {printf "%d", h * ns / 1e9}')
+	log "$hz Hz, 1 CPU, $ns ns: $s samples (expected $want), $o overruns"
+	expect_ge "$hz Hz: samples >= 99% of freq x time" $((s * 100)) $((want * 99))
+	expect_le "$hz Hz: samples <= 101% of freq x time" $((s * 100)) $((want * 101))
+	expect_eq "$hz Hz: no period missed" "$o" 0
+	check "start" fs_write start
+done
+check "unload" fs_unload
+finish
