@@ -124,6 +124,9 @@ log "SUnreclaim $s0 -> $1 kB, VmallocUsed $v0 -> $2 kB, Percpu $p0 -> $3 kB"
 expect_le "SUnreclaim back within 1 MiB" "$(($1 - s0))" 1024
 expect_le "VmallocUsed back within 1 MiB" "$(($2 - v0))" 1024
 expect_le "Percpu back within 64 KiB" "$(($3 - p0))" 64
+if fs_debug_kernel; then
+	check "kmemleak on (debug kernel)" test -w "$FS_KMEMLEAK"
+fi
 leaks=$(fs_kmemleak_report)
 expect_eq "kmemleak: no unreferenced objects" "$(printf '%s' "$leaks" | grep -c 'unreferenced object')" 0
 [ -n "$leaks" ] && printf '%s\n' "$leaks" | head -n 40 | sed 's/^/#   /'

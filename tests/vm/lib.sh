@@ -19,6 +19,10 @@ FS_VM_BAD_DMESG='Oops|BUG:|kernel BUG|WARNING:|possible circular locking|lockdep
 # FLAMESTAT_KERNEL (its bzImage) and FLAMESTAT_KO (the module built for it).
 FS_VM_KO=${FLAMESTAT_KO:-$TOP/kmod/flamestat.ko}
 
+# Lines that match FS_VM_BAD_DMESG but report no problem: the debug
+# kernel's (tests/debug-kernel) checkers announcing themselves at boot.
+FS_VM_BENIGN_DMESG='RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'
+
 vm_msg() { echo "flamestat-vm: $*" >&2; }
 vm_die() { vm_msg "$*"; exit 1; }
 

@@ -212,9 +212,10 @@ report_group() {
 bad_lines() {
 	[ -f "$1" ] || return 0
 	if [ -n "$2" ]; then
-		grep -Ev -- "$2" "$1" | grep -E -- "$FS_VM_BAD_DMESG"
+		grep -Ev -- "$FS_VM_BENIGN_DMESG" "$1" | grep -Ev -- "$2" |
+			grep -E -- "$FS_VM_BAD_DMESG"
 	else
-		grep -E -- "$FS_VM_BAD_DMESG" "$1"
+		grep -Ev -- "$FS_VM_BENIGN_DMESG" "$1" | grep -E -- "$FS_VM_BAD_DMESG"
 	fi
 }
 
