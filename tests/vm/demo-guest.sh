@@ -23,6 +23,7 @@ artifact "$FS_TMP/demo.fstat"
 fs_loaded && { rmmod flamestat || die "rmmod failed"; }
 
 # Without the tool: insmod, cat.
+# shellcheck disable=SC2119 # fs_load takes optional module parameters
 fs_load
 wl_bg chain 2
 wl_bg syscalls 2
