@@ -18,6 +18,17 @@
 	for ((vma) = (mm)->mmap; (vma); (vma) = (vma)->vm_next)
 #endif
 
+/*
+ * Inside execve() the saved user registers still belong to the old image
+ * while task->mm may already be the new, still empty, address space: no
+ * user stack can be walked then.
+ */
+#ifdef FS_HAVE_IN_EXECVE
+#define fs_task_in_execve(task)	((task)->in_execve)
+#else
+#define fs_task_in_execve(task)	false
+#endif
+
 #ifndef FS_HAVE_MMAP_LOCK
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)

@@ -37,6 +37,9 @@ try NOTIFY_CHANGE_USERNS '#include <linux/fs.h>
 #include <linux/user_namespace.h>
 int t(struct dentry *d, struct iattr *a) { return notify_change(&init_user_ns, d, a, NULL); }'
 
+try IN_EXECVE '#include <linux/sched.h>
+bool t(struct task_struct *p) { return p->in_execve; }'
+
 try PERFMON_CAPABLE '#include <linux/capability.h>
 bool t(void) { return perfmon_capable(); }'
 
