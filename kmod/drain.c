@@ -123,7 +123,9 @@ int fs_copy_take(struct fs_copy *copy, bool clear)
 	mutex_lock(&fs.ctl_lock);
 	mutex_lock(&fs.agg_lock);
 	fs_drain();
-	copy->arena = vmalloc(max_t(size_t, fs.agg.used, 1) * sizeof(u64));
+	/* A reader's copy may fail, but never wake the OOM killer. */
+	copy->arena = __vmalloc(max_t(size_t, fs.agg.used, 1) * sizeof(u64),
+				GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!copy->arena) {
 		err = -ENOMEM;
 		goto out;

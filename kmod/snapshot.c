@@ -340,7 +340,9 @@ int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **bufp,
 	/* Sizing pass (buf == NULL), then the real one. */
 	s.size = sizeof(*h);
 	fs_snap_emit_all(&s);
-	s.buf = vzalloc(s.size);
+	/* May fail, but never wakes the OOM killer. */
+	s.buf = __vmalloc(s.size, GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
+			  __GFP_NOWARN);
 	if (!s.buf) {
 		err = -ENOMEM;
 		goto out_unlock;
