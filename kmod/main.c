@@ -12,6 +12,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -385,6 +386,28 @@ out:
 	return err;
 }
 
+/*
+ * What the parameters make us allocate -- the merged table, every possible
+ * CPU's two tables, the process database and its maps -- must stay below
+ * half of the RAM: a vmalloc() of more than there is warns with a stack
+ * dump, and one of nearly all of it wakes the OOM killer.
+ */
+static int __init fs_check_memory(void)
+{
+	u64 need = (u64)table_kb * 1024 +
+		   2ULL * fs.pcpu_bytes * num_possible_cpus() +
+		   (u64)max_procs * (sizeof(struct fs_proc) + 3 * sizeof(u32) +
+				     sizeof(void *)) +
+		   (u64)maps_kb * 1024;
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	if (need <= ram / 2)
+		return 0;
+	pr_err("table_kb, pcpu_kb (x2 x %u CPUs), max_procs and maps_kb need %llu MiB, more than half of the %llu MiB of RAM\n",
+	       num_possible_cpus(), need >> 20, ram >> 20);
+	return -ENOMEM;
+}
+
 static int __init fs_init(void)
 {
 	unsigned int cpu;
@@ -405,6 +428,9 @@ static int __init fs_init(void)
 	fs.pcpu_bytes = (size_t)pcpu_kb * 1024;
 	fs.max_depth_words = FS_ENTRY_HDR_WORDS + FLAMESTAT_MAX_KERNEL_DEPTH +
 			     FLAMESTAT_MAX_USER_DEPTH;
+	err = fs_check_memory();
+	if (err)
+		return err;
 
 	fs_cpus = alloc_percpu(struct fs_cpu);
 	if (!fs_cpus)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Memory bounds. With 16 KiB per-CPU tables and a 256 KiB merged table, a
+# Memory bounds. Parameters that would take more than half of the RAM are
+# refused at load (ENOMEM), never a vmalloc warning or the OOM killer. With 16 KiB per-CPU tables and a 256 KiB merged table, a
 # workload with a new stack in nearly every sample (tests/workloads/uniq.c)
 # fills them: the drops are counted (samples == recorded + dropped), the
 # table never holds more than fits, text and snapshot agree with the
@@ -15,6 +16,17 @@
 
 FILL=$(fs_size 5 60)
 CYCLES=$(fs_size 10 100)
+
+# -- parameters asking for more than half of the RAM: refused at load --
+ram_kb=$(fs_meminfo MemTotal)
+if insmod "$FS_KO" table_kb=$((ram_kb * 3 / 4)) 2>"$FS_TMP/big.err"; then
+	not_ok "table_kb of 3/4 of the RAM refused: it loaded"
+	fs_unload
+else
+	ok "table_kb of 3/4 of the RAM refused ($(head -n 1 "$FS_TMP/big.err"))"
+fi
+check "the refusal names the parameters" sh -c "dmesg | grep -q 'more than half of the'"
+check "no module left after the refusal" test ! -d /sys/module/flamestat
 
 # -- a full table --
 fs_load pcpu_kb=16 table_kb=256
