@@ -88,6 +88,16 @@ struct fs_table {
 int fs_table_init(struct fs_table *t, size_t bytes, int node);
 void fs_table_free(struct fs_table *t);
 void fs_table_clear(struct fs_table *t);
+/* Frames are hashed as they are walked: h = fs_hash_frame(h, frame). */
+#define FS_HASH_SEED	0
+#define FS_HASH_MUL	0x9e3779b97f4a7c15ULL
+static inline u64 fs_hash_frame(u64 h, u64 frame)
+{
+	return (h ^ frame) * FS_HASH_MUL;
+}
+
+u64 fs_hash_frames(u64 h, const u64 *frames, u32 n);
+u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash);
 u32 fs_entry_hash(const struct fs_entry *key);
 int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count);
 size_t fs_table_bytes(const struct fs_table *t);
@@ -187,8 +197,9 @@ struct fs_scan_ent;
 struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max);
 void fs_procdb_get(struct fs_procdb *db);
 void fs_procdb_put(struct fs_procdb *db);
-u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
-		     struct task_struct *task, bool compat);
+u32 fs_procdb_lookup_miss(struct fs_procdb *db, struct fs_cpu *c,
+			  struct task_struct *task, struct mm_struct *mm,
+			  unsigned long gen, bool compat);
 void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
 			    unsigned int n);
 void fs_procdb_maintain(struct fs_procdb *db, bool sync);
@@ -233,8 +244,8 @@ struct fs_cpu {
 
 unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
 			    unsigned int max, u32 *flags);
-unsigned int fs_walk_user(struct pt_regs *regs, u64 *frames,
-			  unsigned int max, u32 *flags);
+unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
+			  unsigned int max, u32 *flags, u64 *hash);
 bool fs_user_regs_compat(struct pt_regs *regs);
 enum hrtimer_restart fs_timer_fn(struct hrtimer *timer);
 void fs_cpu_swap(void *unused);

@@ -209,39 +209,24 @@ published:
 }
 
 /*
- * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
- * proc id of @task's address space, creating it on first sight; 0 when the
- * table is full. The per-CPU cache is valid while db->gen is unchanged:
- * retiring an index entry bumps it before the mm may be freed and reused.
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. The slow
+ * path of fs_procdb_lookup() (sampler.c): @mm is not the one this CPU's
+ * cache holds. Returns its proc id, creating it on first sight, and
+ * caches it; 0 when the table is full.
  */
-u32 fs_procdb_lookup(struct fs_procdb *db, struct fs_cpu *c,
-		     struct task_struct *task, bool compat)
+u32 fs_procdb_lookup_miss(struct fs_procdb *db, struct fs_cpu *c,
+			  struct task_struct *task, struct mm_struct *mm,
+			  unsigned long gen, bool compat)
 {
-	struct mm_struct *mm = task->mm;
-	unsigned long gen, now = jiffies;
-	struct fs_proc *p;
 	u32 id;
 
-	if (!mm || !db)
-		return 0;
-	gen = READ_ONCE(db->gen);
-	if (c->cache_mm == mm && c->cache_db == db && c->cache_gen == gen) {
-		id = c->cache_id;
-	} else {
-		id = fs_index_find(db, mm);
-		if (!id)
-			id = fs_proc_insert(db, task, mm, compat);
-		c->cache_mm = mm;
-		c->cache_db = db;
-		c->cache_gen = gen;
-		c->cache_id = id;
-	}
-	if (id) {
-		p = &db->procs[id - 1];
-		/* Written once per tick at most, to spare the cache line. */
-		if (READ_ONCE(p->last_seen) != now)
-			WRITE_ONCE(p->last_seen, now);
-	}
+	id = fs_index_find(db, mm);
+	if (!id)
+		id = fs_proc_insert(db, task, mm, compat);
+	c->cache_mm = mm;
+	c->cache_db = db;
+	c->cache_gen = gen;
+	c->cache_id = id;
 	return id;
 }
 

@@ -5,6 +5,7 @@
  * active table. Every firing ends up either in a stack or in a drop counter.
  */
 #include <linux/hardirq.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -15,6 +16,7 @@
 #include <linux/string.h>
 #include <asm/irq_regs.h>
 
+#include "compat.h"
 #include "flamestat.h"
 
 /* Hard-irq: does @task belong to a configured process (or its subtree)? */
@@ -42,9 +44,61 @@ out:
 	return match;
 }
 
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
+ * proc id of @task's address space, creating it on first sight; 0 when the
+ * table is full. The per-CPU cache is valid while db->gen is unchanged:
+ * retiring an index entry bumps it before the mm may be freed and reused.
+ * Inline: nearly every sample hits the cache.
+ */
+static __always_inline u32 fs_procdb_lookup(struct fs_procdb *db,
+					    struct fs_cpu *c,
+					    struct task_struct *task,
+					    bool compat)
+{
+	struct mm_struct *mm = task->mm;
+	unsigned long gen, now = jiffies;
+	struct fs_proc *p;
+	u32 id;
+
+	if (!mm || !db)
+		return 0;
+	gen = READ_ONCE(db->gen);
+	if (likely(c->cache_mm == mm && c->cache_db == db &&
+		   c->cache_gen == gen))
+		id = c->cache_id;
+	else
+		id = fs_procdb_lookup_miss(db, c, task, mm, gen, compat);
+	if (id) {
+		p = &db->procs[id - 1];
+		/* Written once per tick at most, to spare the cache line. */
+		if (READ_ONCE(p->last_seen) != now)
+			WRITE_ONCE(p->last_seen, now);
+	}
+	return id;
+}
+
 static void fs_drop(struct fs_table *t, enum flamestat_drop why)
 {
 	t->counts.dropped[why]++;
+}
+
+/* The stack flags with a counter of their own in struct fs_counts. */
+#define FS_STACKF_COUNTED (FLAMESTAT_STACKF_KERNEL_TRUNCATED |		\
+			   FLAMESTAT_STACKF_USER_TRUNCATED |		\
+			   FLAMESTAT_STACKF_USER_FAULT |		\
+			   FLAMESTAT_STACKF_COMPAT |			\
+			   FLAMESTAT_STACKF_IDLE_IRQ)
+
+/* Hard-irq. A recorded sample that is marked: count what marks it. */
+static void fs_count_marks(struct fs_counts *cnt, u32 flags, bool unmapped)
+{
+	cnt->kernel_truncated += !!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);
+	cnt->user_truncated += !!(flags & FLAMESTAT_STACKF_USER_TRUNCATED);
+	cnt->user_fault += !!(flags & FLAMESTAT_STACKF_USER_FAULT);
+	cnt->user_compat += !!(flags & FLAMESTAT_STACKF_COMPAT);
+	cnt->idle_irq += !!(flags & FLAMESTAT_STACKF_IDLE_IRQ);
+	cnt->unmapped_procs += unmapped;
 }
 
 /*
@@ -59,6 +113,7 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	struct fs_entry *key = c->scratch;
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
+	u64 hash = FS_HASH_SEED;
 	u32 flags = 0;
 	int added;
 
@@ -94,7 +149,7 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	if (umode) {
 		uregs = regs;
 		flags |= FLAMESTAT_STACKF_USER_MODE;
-	} else if (!kthread) {
+	} else if (!kthread && !fs_task_in_execve(task)) {
 		uregs = task_pt_regs(task);
 	}
 	want_kernel = (cfg->flags & FLAMESTAT_CFG_KERNEL) && !umode;
@@ -116,10 +171,12 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		nk = fs_walk_kernel(regs, key->frames, cfg->kernel_depth,
 				    &flags);
 	}
+	if (nk)
+		hash = fs_hash_frames(hash, key->frames, nk);
 	key->proc_id = 0;
 	if (want_user) {
-		nu = fs_walk_user(uregs, key->frames + nk, cfg->user_depth,
-				  &flags);
+		nu = fs_walk_user(uregs, umode, key->frames + nk,
+				  cfg->user_depth, &flags, &hash);
 		key->proc_id = fs_procdb_lookup(fs.procdb, c, task,
 						flags & FLAMESTAT_STACKF_COMPAT);
 	}
@@ -134,7 +191,7 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	key->flags = flags;
 	memcpy(key->comm, task->comm, sizeof(key->comm));
 	key->comm[sizeof(key->comm) - 1] = '\0';
-	key->hash = fs_entry_hash(key);
+	key->hash = fs_entry_hash_with(key, hash);
 
 	added = fs_table_add(t, key, 1);
 	if (added < 0) {
@@ -144,14 +201,10 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 			fs_procdb_check_frames(fs.procdb, key->proc_id,
 					       &key->frames[nk], nu);
 		t->counts.recorded++;
-		t->counts.kernel_truncated +=
-			!!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);
-		t->counts.user_truncated +=
-			!!(flags & FLAMESTAT_STACKF_USER_TRUNCATED);
-		t->counts.user_fault += !!(flags & FLAMESTAT_STACKF_USER_FAULT);
-		t->counts.user_compat += !!(flags & FLAMESTAT_STACKF_COMPAT);
-		t->counts.idle_irq += !!(flags & FLAMESTAT_STACKF_IDLE_IRQ);
-		t->counts.unmapped_procs += want_user && !key->proc_id;
+		if (unlikely((flags & FS_STACKF_COUNTED) ||
+			     (want_user && !key->proc_id)))
+			fs_count_marks(&t->counts, flags,
+				       want_user && !key->proc_id);
 	}
 
 	/* Ask for an early drain before the table fills up. */

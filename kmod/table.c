@@ -45,10 +45,22 @@ void fs_table_free(struct fs_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Process context, with no writer left on @t. */
+/*
+ * Process context, with no writer left on @t. A table with few entries
+ * (a CPU's, drained every second) has its used buckets emptied one by
+ * one rather than all of them rewritten.
+ */
 void fs_table_clear(struct fs_table *t)
 {
-	memset(t->buckets, 0, t->nr_buckets * sizeof(u32));
+	struct fs_entry *e;
+	u32 off;
+
+	if (t->nr_entries < t->nr_buckets / 16) {
+		fs_table_for_each(t, e, off)
+			t->buckets[e->hash & (t->nr_buckets - 1)] = 0;
+	} else {
+		memset(t->buckets, 0, t->nr_buckets * sizeof(u32));
+	}
 	t->used = 1;
 	t->nr_entries = 0;
 	memset(&t->counts, 0, sizeof(t->counts));
@@ -60,29 +72,61 @@ size_t fs_table_bytes(const struct fs_table *t)
 	       (size_t)t->nr_buckets * sizeof(u32);
 }
 
-static inline u64 fs_mix(u64 h, u64 v)
+/* Hard-irq safe. Continues @h over @n frames (fs_hash_frame() each). */
+u64 fs_hash_frames(u64 h, const u64 *frames, u32 n)
 {
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		h = fs_hash_frame(h, frames[i]);
+	return h;
+}
+
+/*
+ * Hard-irq safe. The hash of @key whose frames hash to @frames_hash
+ * (fs_hash_frames() from FS_HASH_SEED over every frame, kernel then user,
+ * which the sampler computes while walking): every key field counts. A
+ * step is one xor and one multiply, which carries every bit of a word
+ * into the bits above it; the final mix folds the high bits, which every
+ * word has reached, back into the low ones that pick the bucket.
+ */
+u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash)
+{
+	const u64 *comm = (const u64 *)key->comm;
+	u64 h = frames_hash;
+
+	h = fs_hash_frame(h, ((u64)key->tgid << 32) | key->proc_id);
+	h = fs_hash_frame(h, ((u64)key->cpu << 48) |
+			  ((u64)key->nr_kernel << 32) |
+			  ((u64)key->nr_user << 16));
+	h = fs_hash_frame(h, key->flags);
+	h = fs_hash_frame(h, comm[0]);
+	h = fs_hash_frame(h, comm[1]);
+	h ^= h >> 29;
+	h *= FS_HASH_MUL;
+	return (u32)(h ^ (h >> 32));
 }
 
 /* Hard-irq safe. Hashes every key field of @key. */
 u32 fs_entry_hash(const struct fs_entry *key)
 {
-	const u64 *comm = (const u64 *)key->comm;
-	u32 i, n = key->nr_kernel + key->nr_user;
-	u64 h;
+	return fs_entry_hash_with(key, fs_hash_frames(FS_HASH_SEED, key->frames,
+						      key->nr_kernel +
+						      key->nr_user));
+}
 
-	h = fs_mix(0, ((u64)key->tgid << 32) | key->proc_id);
-	h = fs_mix(h, ((u64)key->cpu << 48) | ((u64)key->nr_kernel << 32) |
-		      ((u64)key->nr_user << 16));
-	h = fs_mix(h, key->flags);
-	h = fs_mix(h, comm[0]);
-	h = fs_mix(h, comm[1]);
-	for (i = 0; i < n; i++)
-		h = fs_mix(h, key->frames[i]);
-	return (u32)(h ^ (h >> 32));
+/*
+ * Every frame of two stacks of @n frames is equal. Frames are words: a
+ * word loop, two words a step, without memcmp()'s call and tail.
+ */
+static inline bool fs_frames_same(const u64 *a, const u64 *b, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		if ((a[i] ^ b[i]) | (a[i + 1] ^ b[i + 1]))
+			return false;
+	return i == n || a[i] == b[i];
 }
 
 static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
@@ -93,8 +137,34 @@ static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
 	       a->proc_id == b->proc_id && a->cpu == b->cpu &&
 	       a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
 	       a->flags == b->flags && ca[0] == cb[0] && ca[1] == cb[1] &&
-	       !memcmp(a->frames, b->frames,
-		       (a->nr_kernel + a->nr_user) * sizeof(u64));
+	       fs_frames_same(a->frames, b->frames,
+			      a->nr_kernel + a->nr_user);
+}
+
+/*
+ * The rare path of fs_table_add(): @key is new, append it and link it
+ * in bucket @b. Out of line, so that counting a known stack saves and
+ * restores fewer registers.
+ */
+static noinline int fs_table_insert(struct fs_table *t,
+				    const struct fs_entry *key, u64 count,
+				    u32 b)
+{
+	struct fs_entry *e;
+	u32 off, words;
+
+	words = fs_entry_words(key);
+	if (words > t->arena_words - t->used)
+		return -ENOSPC;
+	off = t->used;
+	e = (struct fs_entry *)&t->arena[off];
+	memcpy(e, key, words * sizeof(u64));
+	e->count = count;
+	e->next = t->buckets[b];
+	t->buckets[b] = off;
+	t->used += words;
+	t->nr_entries++;
+	return 1;
 }
 
 /*
@@ -108,7 +178,7 @@ static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
 int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count)
 {
 	u32 b = key->hash & (t->nr_buckets - 1);
-	u32 off = t->buckets[b], words;
+	u32 off = t->buckets[b];
 	struct fs_entry *e;
 
 	while (off) {
@@ -119,18 +189,7 @@ int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count)
 		}
 		off = e->next;
 	}
-	words = fs_entry_words(key);
-	if (words > t->arena_words - t->used)
-		return -ENOSPC;
-	off = t->used;
-	e = (struct fs_entry *)&t->arena[off];
-	memcpy(e, key, words * sizeof(u64));
-	e->count = count;
-	e->next = t->buckets[b];
-	t->buckets[b] = off;
-	t->used += words;
-	t->nr_entries++;
-	return 1;
+	return fs_table_insert(t, key, count, b);
 }
 
 void fs_counts_add(struct fs_counts *dst, const struct fs_counts *src)

@@ -78,49 +78,109 @@ static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
 #endif
 
 /*
- * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
- * @regs are the task's user registers. The walk stops at a zero return
- * address or frame pointer (the end of the chain), at a frame pointer that
- * does not increase (a loop, or code built without frame pointers), at an
- * unreadable frame (marked USER_FAULT) or at @max frames (marked
- * USER_TRUNCATED only when the chain goes on). copy_from_user_nmi() checks
- * the range and never faults pages in.
+ * Hard-irq, page faults disabled: reads the 64-bit frame at @fp, {next
+ * frame pointer, return address}, range-checked as copy_from_user_nmi()
+ * checks it, in one user-access section. False when out of range or
+ * unreadable.
  */
-unsigned int fs_walk_user(struct pt_regs *regs, u64 *frames,
-			  unsigned int max, u32 *flags)
+static __always_inline bool fs_read_uframe(unsigned long fp,
+					   unsigned long *next,
+					   unsigned long *ret)
+{
+	const unsigned long __user *p = (const unsigned long __user *)fp;
+
+	if (!user_access_begin(p, 2 * sizeof(*p)))
+		return false;
+	unsafe_get_user(*next, p, efault);
+	unsafe_get_user(*ret, p + 1, efault);
+	user_access_end();
+	return true;
+efault:
+	user_access_end();
+	return false;
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ * @regs are the task's user registers; @interrupted when they are the
+ * interrupted registers (the sample hit user mode). The walk stops at a
+ * zero return address or frame pointer (the end of the chain), at a frame
+ * pointer that does not increase (a loop, or code built without frame
+ * pointers), at an unreadable frame (marked USER_FAULT) or at @max frames
+ * (marked USER_TRUNCATED only when the chain goes on). Each frame is also
+ * hashed into *@hash (fs_hash_frame()), while it is in a register.
+ *
+ * Frames are read as perf_callchain_user() reads them: range-checked,
+ * with page faults disabled, so never faulted in - with inline loads,
+ * not a function call and a copy routine per frame. User memory may be
+ * read this way only while this CPU's page tables are the task's
+ * (nmi_uaccess_okay(), which modules cannot call). When the sample hit
+ * user mode they are: that code ran on them, and switching them happens
+ * in the kernel with interrupts off. In the kernel (a system call, a page
+ * fault) the first frame is read with copy_from_user_nmi(), which checks;
+ * nothing can change the answer before this interrupt returns.
+ */
+unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
+			  unsigned int max, u32 *flags, u64 *hash)
 {
 	struct { unsigned long next; unsigned long ret; } frame;
-	unsigned long fp = regs->bp;
+	unsigned long fp = regs->bp, next, ret;
 	unsigned int n = 0;
+	u64 h = *hash;
 
 	if (!max)
 		return 0;
 	if (!user_64bit_mode(regs)) {
 		*flags |= FLAMESTAT_STACKF_COMPAT;
 #ifdef CONFIG_COMPAT
-		return fs_walk_user32(regs, frames, max, flags);
+		n = fs_walk_user32(regs, frames, max, flags);
 #else
 		frames[0] = (u32)regs->ip;
-		return 1;
+		n = 1;
 #endif
+		*hash = fs_hash_frames(h, frames, n);
+		return n;
 	}
 	frames[n++] = regs->ip;
-	while (fp) {
+	h = fs_hash_frame(h, regs->ip);
+	if (!fp)
+		goto out;
+	if (interrupted) {
+		pagefault_disable();
+		if (!fs_read_uframe(fp, &next, &ret))
+			goto fault;
+	} else {
 		if (copy_from_user_nmi(&frame, (void __user *)fp,
 				       sizeof(frame))) {
 			*flags |= FLAMESTAT_STACKF_USER_FAULT;
-			break;
+			goto out;
 		}
-		if (!frame.ret)
+		next = frame.next;
+		ret = frame.ret;
+		pagefault_disable();
+	}
+	for (;;) {
+		if (!ret)
 			break;
 		if (n == max) {
 			*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 			break;
 		}
-		frames[n++] = frame.ret;
-		if (frame.next <= fp)
+		frames[n++] = ret;
+		h = fs_hash_frame(h, ret);
+		if (next <= fp)
 			break;
-		fp = frame.next;
+		fp = next;
+		if (!fs_read_uframe(fp, &next, &ret))
+			goto fault;
 	}
+	pagefault_enable();
+out:
+	*hash = h;
 	return n;
+
+fault:
+	pagefault_enable();
+	*flags |= FLAMESTAT_STACKF_USER_FAULT;
+	goto out;
 }
