@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,15 +557,32 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 			(unsigned long long)st->user_truncated);
 }
 
-/* Sample until the end condition; returns the signal that ended it, or 0. */
+/*
+ * Sample until the end condition; returns the signal that ended it, or 0.
+ * Sleeps until the next thing there is to do: the end of -d, the next
+ * status line, a signal (Ctrl-C, or SIGCHLD when the command exits) or,
+ * only with -p, the next look at the processes. Every wake-up of this
+ * process is CPU time taken from what is being profiled.
+ */
 static int sample_loop(struct record_env *e, struct fs_dev *dev,
 		       struct child *ch)
 {
 	bool tty = !e->quiet && isatty(STDERR_FILENO);
-	double start = now_s(), next = start + 1, t;
+	double start = now_s(), next = start + 1, t, wait;
 	struct flamestat_stats st;
+	sigset_t block, old;
 	struct timespec ts;
 
+	/*
+	 * Signals stay blocked except while sleeping in ppoll(), so that
+	 * one arriving between the checks and the sleep still ends it.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	for (;;) {
 		t = now_s();
 		if (got_signal)
@@ -581,14 +599,30 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 				status_line(t - start, &st);
 			next += 1;
 		}
-		/* Wake at least every 100 ms; signals cut the sleep short. */
-		t = e->duration ? start + e->duration - now_s() : 0.1;
-		if (t > 0.1 || t <= 0)
-			t = 0.1;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)(t * 1e9);
-		nanosleep(&ts, NULL);
+		/*
+		 * Without a deadline, no timeout at all: even a sleeping
+		 * timer costs the sampler (one more in the CPU's hrtimer
+		 * tree that every re-arming of its timer walks).
+		 */
+		t = now_s();
+		wait = -1;
+		if (e->duration)
+			wait = start + e->duration - t;
+		if (tty && (wait < 0 || next - t < wait))
+			wait = next - t;
+		if (e->nr_pids && (wait < 0 || wait > 0.1))
+			wait = 0.1;
+		if (wait < 0 && !e->duration && !tty && !e->nr_pids) {
+			ppoll(NULL, 0, NULL, &old);
+			continue;
+		}
+		if (wait < 0)
+			wait = 0;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		ppoll(NULL, 0, &ts, &old);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	return got_signal;
