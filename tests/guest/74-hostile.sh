@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Hostile user stacks (tests/workloads/hostile.c), 64-bit and 32-bit
+# (compat, 4-byte frames): frame-pointer chains that loop, point into the
+# kernel, at non-canonical, unmapped, PROT_NONE or page-crossing memory,
+# are misaligned, very deep, rewritten or unmapped by another thread while
+# walked, also from kernel-mode samples (around a system call). Every
+# sample taken in the hostile window must hold exactly what a correct walk
+# records (frames, USER_FAULT, USER_TRUNCATED, COMPAT flags); the 32-bit
+# ordinary chain must resolve to main;c_outer;c_middle;c_leaf.
+# timeout: 300
+# timeout-long: 1200
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+SECS=$(fs_size 0.6 3)
+RACE_SECS=$(fs_size 2 30)	# mutate, remap
+MODES64="selfloop cycle down kernel kernelnext kret noncanon unmapped pagecross protnone misaligned zero deep mutate remap sys sysfault"
+MODES32="selfloop cycle down kernel kernelnext kret unmapped pagecross protnone misaligned zero deep mutate remap sys sysfault"
+
+# check_samples NAME EXPECT DUMP COMPAT DEPTH: "n bad kernel-mode" for the
+# samples of NAME in the hostile window; the first bad ones on stderr.
+check_samples() {
+	awk -v name="$1" -v compat="$4" -v depth="$5" '
+	function hex(s,   i, c, v) {
+		v = 0
+		s = tolower(s)
+		sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1))
+			if (!c) return -1
+			v = v * 16 + c - 1
+		}
+		return v
+	}
+	function bit(v, b) { return int(v / b) % 2 }
+	FNR == NR {
+		if ($1 == "window") { lo = hex($2); hi = hex($3); slo = hex($5); shi = hex($6) }
+		if ($1 == "expect") {
+			mode = $2
+			for (i = 2; i <= NF; i++) {
+				p = index($i, "=")
+				if (p) want[substr($i, 1, p - 1)] = substr($i, p + 1)
+			}
+			if (mode ~ /^nu=/) mode = "exact"
+		}
+		next
+	}
+	$1 == "stack" {
+		split("", f)
+		for (i = 2; i <= NF; i++) {
+			p = index($i, "=")
+			f[substr($i, 1, p - 1)] = substr($i, p + 1)
+		}
+		if (f["comm"] != name) next
+		nu = split(f["u"], u, ",")
+		ip = hex(u[1])
+		if (!((ip >= lo && ip <= hi) || (ip >= slo && ip <= shi))) next
+		c = f["count"]
+		n += c
+		fl = hex(f["flags"])
+		fault = bit(fl, 4); trunc = bit(fl, 2); cpt = bit(fl, 8)
+		if (!bit(fl, 128)) kmode += c
+		ok = cpt == compat && nu == f["nu"] + 0
+		if (mode == "exact")
+			ok = ok && nu == want["nu"] && fault == want["fault"] &&
+			     trunc == want["truncated"] &&
+			     (nu < 2 || u[2] == want["u1"]) && (nu < 3 || u[3] == want["u2"])
+		else if (mode == "remap")
+			ok = ok && ((nu == 2 && u[2] == want["u1"] && !fault && !trunc) ||
+				    (nu == 1 && !trunc))
+		else if (mode == "any")
+			ok = ok && nu >= 1 && nu <= depth && (!trunc || nu == depth)
+		else
+			ok = 0
+		if (!ok) {
+			bad += c
+			if (shown++ < 5) print "#   unexpected: " $0 > "/dev/stderr"
+		}
+	}
+	END { print n + 0, bad + 0, kmode + 0 }' "$2" "$3"
+}
+
+# run_mode BINARY PREFIX MODE COMPAT [DEPTH]: run it, dump, check.
+run_mode() {
+	_bin=$1 _name=$2$3 _mode=$3 _compat=$4 _depth=${5:-127}
+	_secs=$SECS
+	case $_mode in mutate | remap) _secs=$RACE_SECS ;; esac
+	check "reset before $_name" fs_write reset
+	if ! wl "$_bin" -m "$_mode" -d "$_depth" "$_secs" >"$FS_TMP/$_name.exp"; then
+		not_ok "$_bin -m $_mode exited with status $?"
+		return
+	fi
+	if ! /opt/workloads/snapdump >"$FS_TMP/$_name.dump"; then
+		not_ok "$_name: snapdump: $(head -n 1 "$FS_TMP/$_name.dump")"
+		return
+	fi
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(check_samples "$_name" "$FS_TMP/$_name.exp" "$FS_TMP/$_name.dump" "$_compat" "$_depth")
+	log "$_name: $(sed -n 's/^expect //p' "$FS_TMP/$_name.exp"): $1 samples in the window, $3 from kernel mode"
+	expect_ge "$_name: samples in the hostile window" "$1" 10
+	expect_eq "$_name: samples not as a correct walk records them" "$2" 0
+	case $_mode in
+	sys | sysfault) expect_ge "$_name: kernel-mode samples walked the user stack" "$3" 1 ;;
+	esac
+}
+
+fs_load
+for m in $MODES64; do
+	run_mode hostile hx- "$m" 0
+done
+for m in $MODES32; do
+	run_mode hostile32 h32- "$m" 1
+done
+artifact "$FS_TMP/hx-mutate.dump"
+
+# Compat tasks: the snapshot marks the process and the counter counts.
+check "reset" fs_write reset
+wl hostile32 -m chain 1 >/dev/null || not_ok "hostile32 -m chain exited with status $?"
+/opt/workloads/snapdump >"$FS_TMP/chain32.dump" || not_ok "snapdump of the 32-bit chain"
+# Every PROC record h32-chain's stacks name must say COMPAT.
+expect_eq "h32-chain's processes are marked COMPAT" "$(awk '
+	$1 == "proc" { split($2, a, "="); pf[a[2]] = $4 }
+	$1 == "stack" && / comm=h32-chain / && $4 != "proc=0" { split($4, a, "="); ids[a[2]] = 1 }
+	END {
+		for (id in ids) {
+			n++
+			if (!(id in pf)) bad = bad " " id ":none"
+			else if (pf[id] !~ /^flags=0x[0-9a-f]*[2367abef]$/) bad = bad " " id ":" pf[id]
+		}
+		print n ? (bad ? "not COMPAT:" bad : "COMPAT") : "no stack"
+	}' "$FS_TMP/chain32.dump")" COMPAT
+expect_ge "user_compat counted" "$(sed -n 's/.*user_compat=\([0-9]*\).*/\1/p' "$FS_TMP/chain32.dump")" 10
+fs_read "$FS_TMP/chain32.folded"
+fs_symbolize <"$FS_TMP/chain32.folded" >"$FS_TMP/chain32.sym"
+artifact "$FS_TMP/chain32.sym"
+n=$(fs_sum "$FS_TMP/chain32.sym" '^h32-chain;')
+expect_ge "32-bit chain sampled" "$n" 50
+# At least 90% of its samples walk main;c_outer;c_middle;c_leaf.
+expect_ge "32-bit chain: main;c_outer;c_middle;c_leaf (x10 >= 9 x all)" \
+	"$(($(fs_sum "$FS_TMP/chain32.sym" '^h32-chain;(.*;)?main;c_outer;c_middle;c_leaf$') * 10))" "$((n * 9))"
+check "unload" fs_unload
+
+# The deepest walk the ABI allows: 1024 frames, marked truncated.
+fs_load user_depth=1024
+run_mode hostile hx- deep 0 1024
+run_mode hostile32 h32- deep 1 1024
+check "still balanced" fs_balanced
+check "unload" fs_unload
+finish
