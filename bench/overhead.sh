@@ -97,7 +97,8 @@ BENCH_WORKLOADS='$WORKLOADS'
 case "\$mode" in
 accuracy)
 	BENCH_PROFILERS="flamestat perf"
-	BENCH_REPEATS=1 ;;
+	BENCH_REPEATS=1
+	BENCH_KALLSYMS=1 ;;
 profile)
 	BENCH_PROFILERS="floor flamestat"
 	BENCH_REPEATS=1

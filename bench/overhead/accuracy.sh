@@ -17,10 +17,25 @@ dir=$1 freq=${2:-997}
 art="$dir/vm/artifacts/overhead"
 [ -d "$art" ] || { echo "accuracy: no artifacts in $art" >&2; exit 1; }
 
+# Kernel symbols that share an address are one function with several
+# names, and the two profilers may pick different ones (perf prefers a
+# global symbol with fewer leading underscores, kallsyms the first in its
+# table): with the guest's kallsyms (artifact), every name of such a group
+# is counted under one of them.
+aliases="$dir/aliases"
+: >"$aliases"
+if [ -s "$art/kallsyms" ]; then
+	awk '$2 ~ /^[tT]$/ { n[$1]++; names[$1] = names[$1] " " $3 }
+		END { for (a in n) if (n[a] > 1) print substr(names[a], 2) }' "$art/kallsyms" |
+		awk '{ for (i = 1; i <= NF; i++) print $i, $1 }' >"$aliases"
+fi
+
 # leaves FILE COMM: "leaf count" of the stacks whose root is COMM, leaf
-# frame without perf's or flamestat's annotations (_[k], _[j], ...).
+# frame without perf's or flamestat's annotations (_[k], _[j], ...), kernel
+# aliases under one name.
 leaves() {
-	awk -v comm="$2" '
+	awk -v comm="$2" -v aliases="$aliases" '
+		BEGIN { while ((getline l < aliases) > 0) { split(l, a, " "); canon[a[1]] = a[2] } }
 		/^#/ { next }
 		{
 			n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
@@ -28,6 +43,7 @@ leaves() {
 			if (f[1] != comm) next
 			leaf = f[k]
 			sub(/_\[[a-z]\]$/, "", leaf)
+			if (leaf in canon) leaf = canon[leaf]
 			c[leaf] += n
 		}
 		END { for (l in c) print l, c[l] }' "$1"
@@ -73,7 +89,9 @@ for fs in "$art"/flamestat-*.folded; do
 	awk '{ d = $3 - $4; printf "| %s | %.2f%% | %.2f%% | %+.2f pp |\n", $2, $3, $4, d }' "$dir/top-$wl"
 	worst=$(awk '{ d = $3 - $4; if (d < 0) d = -d; if (d > w) w = d } END { printf "%.2f", w + 0 }' "$dir/top-$wl")
 	echo
-	echo "$ta flamestat and $tb perf samples of $comm; largest difference $worst pp (target <= 3): $(awk -v w="$worst" 'BEGIN { print (w <= 3 ? "met" : "MISSED") }')."
+	# perf's folded stacks are weighted by period (cpu-clock: nanoseconds).
+	echo "$ta flamestat samples, perf weight $tb (its samples weighted by period) of $comm; largest difference $worst pp (target <= 3): $(awk -v w="$worst" 'BEGIN { print (w <= 3 ? "met" : "MISSED") }')."
+	[ -s "$aliases" ] || echo "(No kallsyms artifact: kernel functions with several names may show under different names.)"
 	worst_all=$(awk -v a="$worst_all" -v b="$worst" 'BEGIN { print (b > a ? b : a) }')
 done
 [ $found = 1 ] || { echo "accuracy: no pair of flamestat and perf profiles in $art" >&2; exit 1; }
@@ -87,7 +105,9 @@ $1 == "@@BENCH-RATE" {
 	if (f["duration_ns"] <= 0 || f["cpus"] <= 0) next
 	r = f["samples"] / (f["duration_ns"] / 1e9) / f["cpus"]
 	e = (r - freq) / freq * 100
-	printf "%s| %s | %d | %d | %.3f s | %.2f | %+.3f%% |\n", \
-		n++ ? "" : "\n### Sampling rate\n\n| workload | CPUs | samples | running | per CPU-second | error |\n|---|---|---|---|---|---|\n", \
-		f["wl"], f["cpus"], f["samples"], f["duration_ns"] / 1e9, r, e
+	ro = (f["samples"] + f["overruns"]) / (f["duration_ns"] / 1e9) / f["cpus"]
+	eo = (ro - freq) / freq * 100
+	printf "%s| %s | %d | %d | %d | %.3f s | %.2f (%+.3f%%) | %.2f (%+.3f%%) |\n", \
+		n++ ? "" : "\n### Sampling rate (whole sessions; overruns are periods a late timer skipped)\n\n| workload | CPUs | samples | overruns | running | samples per CPU-second | with overruns |\n|---|---|---|---|---|---|---|\n", \
+		f["wl"], f["cpus"], f["samples"], f["overruns"], f["duration_ns"] / 1e9, r, e, ro, eo
 }' "$dir/results"

@@ -157,23 +157,40 @@ END {
 	}
 }' "$results"
 
-# Sampling rate: every flamestat session of the run (its header: samples,
-# running time, CPUs), against the configured rate.
+# Sampling rate of flamestat: in the timed window (samples taken while
+# the workload ran, over its runtime: a busy CPU), and over each whole
+# session (idle periods included), counting and not counting the periods
+# the timer skipped (overruns: it fired late by more than a period).
 awk -v freq="$freq" '
-$1 == "@@BENCH-RATE" {
+function rate_line(what, n, lo, hi, sum, worst) {
+	printf "- %s: %d runs, %.2f to %.2f samples per CPU-second (mean %.2f) at %d Hz; worst error %.3f%% (target <= 1%%): %s.\n", \
+		what, n, lo, hi, sum / n, freq, worst, worst <= 1 ? "met" : "MISSED"
+}
+function track(k, r,   e) {
+	cnt[k]++; tot[k] += r
+	if (cnt[k] == 1 || r < min[k]) min[k] = r
+	if (cnt[k] == 1 || r > max[k]) max[k] = r
+	e = (r - freq) / freq * 100; if (e < 0) e = -e
+	if (e > bad[k]) bad[k] = e
+}
+{
 	delete f
 	for (i = 2; i <= NF; i++) { p = index($i, "="); if (p) f[substr($i, 1, p - 1)] = substr($i, p + 1) }
-	if (f["duration_ns"] <= 0 || f["cpus"] <= 0) next
-	r = f["samples"] / (f["duration_ns"] / 1e9) / f["cpus"]
-	n++; s += r
-	if (n == 1 || r < lo) lo = r
-	if (n == 1 || r > hi) hi = r
-	e = (r - freq) / freq * 100; if (e < 0) e = -e
-	if (e > worst) worst = e
+}
+$1 == "@@BENCH" && f["prof"] == "flamestat" && f["elapsed_ns"] > 0 && f["window_samples"] != "" {
+	track("window", f["window_samples"] / (f["elapsed_ns"] / 1e9))
+}
+$1 == "@@BENCH-RATE" && f["duration_ns"] > 0 && f["cpus"] > 0 {
+	track("session", f["samples"] / (f["duration_ns"] / 1e9) / f["cpus"])
+	track("session+overruns", (f["samples"] + f["overruns"]) / (f["duration_ns"] / 1e9) / f["cpus"])
 }
 END {
-	if (!n) exit
-	printf "\n### Sampling rate (flamestat sessions of this run)\n\n"
-	printf "%d sessions: %.2f to %.2f samples per CPU-second (mean %.2f) at %d Hz configured; worst error %.3f%% (target <= 1%%): %s.\n", \
-		n, lo, hi, s / n, freq, worst, worst <= 1 ? "met" : "MISSED"
+	if (!cnt["window"] && !cnt["session"]) exit
+	printf "\n### Sampling rate (flamestat)\n\n"
+	if (cnt["window"])
+		rate_line("while the workload ran (busy CPU)", cnt["window"], min["window"], max["window"], tot["window"], bad["window"])
+	if (cnt["session"]) {
+		rate_line("whole sessions, samples", cnt["session"], min["session"], max["session"], tot["session"], bad["session"])
+		rate_line("whole sessions, samples + overruns", cnt["session+overruns"], min["session+overruns"], max["session+overruns"], tot["session+overruns"], bad["session+overruns"])
+	}
 }' "$results"
