@@ -24,7 +24,15 @@ for hz in 997 199 4999; do
 	log "$hz Hz, 1 CPU, $ns ns: $s samples (expected $want), $o overruns"
 	expect_ge "$hz Hz: samples >= 99% of freq x time" $((s * 100)) $((want * 99))
 	expect_le "$hz Hz: samples <= 101% of freq x time" $((s * 100)) $((want * 101))
-	expect_eq "$hz Hz: no period missed" "$o" 0
+	if fs_debug_kernel; then
+		# kmemleak scans and debug checks run with interrupts off for
+		# longer than a 200 us period now and then: a late timer skips
+		# periods, which are counted, never lost.
+		expect_le "$hz Hz: periods missed <= 0.1% (debug kernel)" $((o * 1000)) "$want"
+		expect_ge "$hz Hz: samples + overruns >= 99.9% of freq x time" $(((s + o) * 1000)) $((want * 999))
+	else
+		expect_eq "$hz Hz: no period missed" "$o" 0
+	fi
 	check "start" fs_write start
 done
 check "unload" fs_unload
