@@ -89,6 +89,15 @@ static void fs_put_user_frame(struct seq_file *m, struct fs_procdb *db,
 	const struct fs_file *f;
 
 	seq_putc(m, ';');
+	/*
+	 * A "return address" above user space is a value from a broken
+	 * frame-pointer chain (-1, a kernel-looking number): shown as what it
+	 * is, never as a number a reader could take for a kernel address.
+	 */
+	if (addr >= TASK_SIZE_MAX) {
+		seq_puts(m, "[invalid]");
+		return;
+	}
 	if (!map) {
 		seq_printf(m, "0x%llx", addr);
 		return;
