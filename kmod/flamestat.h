@@ -247,6 +247,7 @@ unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
 unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash);
 bool fs_user_regs_compat(struct pt_regs *regs);
+void fs_cost_init(void);
 enum hrtimer_restart fs_timer_fn(struct hrtimer *timer);
 void fs_cpu_swap(void *unused);
 void fs_cpu_start_timer(void *unused);
@@ -282,6 +283,7 @@ struct fs_state {
 	struct delayed_work drain_work;
 	size_t pcpu_bytes;	/* per table, per CPU */
 	u32 max_depth_words;	/* scratch key size */
+	u32 cost_tsc_mult;	/* TSC cycles to ns (<< 24); 0: sched_clock */
 };
 
 extern struct fs_state fs;

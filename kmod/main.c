@@ -431,6 +431,7 @@ static int __init fs_init(void)
 	err = fs_check_memory();
 	if (err)
 		return err;
+	fs_cost_init();
 
 	fs_cpus = alloc_percpu(struct fs_cpu);
 	if (!fs_cpus)

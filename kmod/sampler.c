@@ -7,6 +7,7 @@
 #include <linux/hardirq.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -15,6 +16,8 @@
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <asm/irq_regs.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
 
 #include "compat.h"
 #include "flamestat.h"
@@ -218,6 +221,30 @@ drop_idle:
 	fs_drop(t, FLAMESTAT_DROP_IDLE);
 }
 
+/*
+ * The sampler's own cost is read from the TSC, a few instructions, rather
+ * than sched_clock(), whose scaling costs more than the rest of the
+ * accounting (fs_cost_init()).
+ */
+static __always_inline u64 fs_cost_clock(void)
+{
+	return fs.cost_tsc_mult ? rdtsc() : sched_clock();
+}
+
+static __always_inline u64 fs_cost_ns(u64 delta)
+{
+	return fs.cost_tsc_mult ?
+	       mul_u64_u32_shr(delta, fs.cost_tsc_mult, 24) : delta;
+}
+
+/* Process context, at load: TSC cycles to ns when the TSC can be used. */
+void fs_cost_init(void)
+{
+	fs.cost_tsc_mult = 0;
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz)
+		fs.cost_tsc_mult = div_u64((u64)NSEC_PER_MSEC << 24, tsc_khz);
+}
+
 static void fs_account_cost(struct fs_counts *cnt, u64 ns)
 {
 	unsigned int b = ns < 64 ? 0 : min(ilog2(ns) - 5,
@@ -238,14 +265,14 @@ enum hrtimer_restart fs_timer_fn(struct hrtimer *timer)
 
 	if (!READ_ONCE(fs.running))
 		return HRTIMER_NORESTART;
-	t0 = sched_clock();
+	t0 = fs_cost_clock();
 	missed = hrtimer_forward_now(timer, ns_to_ktime(fs.cfg.period_ns));
 	t = &c->tab[c->active];
 	t->counts.samples++;
 	if (missed > 1)
 		t->counts.overruns += missed - 1;
 	fs_sample(c, t);
-	fs_account_cost(&t->counts, sched_clock() - t0);
+	fs_account_cost(&t->counts, fs_cost_ns(fs_cost_clock() - t0));
 	return HRTIMER_RESTART;
 }
 

@@ -78,27 +78,11 @@ static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
 #endif
 
 /*
- * Hard-irq, page faults disabled: reads the 64-bit frame at @fp, {next
- * frame pointer, return address}, range-checked as copy_from_user_nmi()
- * checks it, in one user-access section. False when out of range or
- * unreadable.
+ * The highest frame pointer whose 16-byte frame access_ok() accepts on
+ * every kernel we build for: below TASK_SIZE_MAX (6.12's USER_PTR_MAX is
+ * not lower), so kernel and non-canonical addresses are never touched.
  */
-static __always_inline bool fs_read_uframe(unsigned long fp,
-					   unsigned long *next,
-					   unsigned long *ret)
-{
-	const unsigned long __user *p = (const unsigned long __user *)fp;
-
-	if (!user_access_begin(p, 2 * sizeof(*p)))
-		return false;
-	unsafe_get_user(*next, p, efault);
-	unsafe_get_user(*ret, p + 1, efault);
-	user_access_end();
-	return true;
-efault:
-	user_access_end();
-	return false;
-}
+#define FS_UFRAME_MAX	(TASK_SIZE_MAX - 2 * sizeof(unsigned long))
 
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
@@ -111,20 +95,22 @@ efault:
  * hashed into *@hash (fs_hash_frame()), while it is in a register.
  *
  * Frames are read as perf_callchain_user() reads them: range-checked,
- * with page faults disabled, so never faulted in - with inline loads,
- * not a function call and a copy routine per frame. User memory may be
- * read this way only while this CPU's page tables are the task's
- * (nmi_uaccess_okay(), which modules cannot call). When the sample hit
- * user mode they are: that code ran on them, and switching them happens
- * in the kernel with interrupts off. In the kernel (a system call, a page
- * fault) the first frame is read with copy_from_user_nmi(), which checks;
- * nothing can change the answer before this interrupt returns.
+ * with page faults disabled, so never faulted in - but inside a single
+ * user-access section for the whole chain, with inline loads, not a call
+ * and a copy routine per frame. User memory may be read this way only
+ * while this CPU's page tables are the task's (nmi_uaccess_okay(), which
+ * modules cannot call). When the sample hit user mode they are: that code
+ * ran on them, and switching them happens in the kernel with interrupts
+ * off. In the kernel (a system call, a page fault) the first frame is
+ * read with copy_from_user_nmi(), which checks; nothing can change the
+ * answer before this interrupt returns.
  */
 unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash)
 {
 	struct { unsigned long next; unsigned long ret; } frame;
-	unsigned long fp = regs->bp, next, ret;
+	unsigned long fp = regs->bp, next = 0, ret = 0;
+	const unsigned long __user *p;
 	unsigned int n = 0;
 	u64 h = *hash;
 
@@ -145,20 +131,24 @@ unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 	h = fs_hash_frame(h, regs->ip);
 	if (!fp)
 		goto out;
-	if (interrupted) {
-		pagefault_disable();
-		if (!fs_read_uframe(fp, &next, &ret))
-			goto fault;
-	} else {
+	if (!interrupted) {
 		if (copy_from_user_nmi(&frame, (void __user *)fp,
-				       sizeof(frame))) {
-			*flags |= FLAMESTAT_STACKF_USER_FAULT;
-			goto out;
-		}
+				       sizeof(frame)))
+			goto fault;
 		next = frame.next;
 		ret = frame.ret;
-		pagefault_disable();
 	}
+	p = (const unsigned long __user *)fp;
+	pagefault_disable();
+	if (!user_access_begin(p, 2 * sizeof(*p))) {
+		pagefault_enable();
+		goto fault;
+	}
+	if (interrupted) {
+		unsafe_get_user(next, p, efault);
+		unsafe_get_user(ret, p + 1, efault);
+	}
+	/* No calls from here to user_access_end(): objtool checks. */
 	for (;;) {
 		if (!ret)
 			break;
@@ -171,16 +161,22 @@ unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 		if (next <= fp)
 			break;
 		fp = next;
-		if (!fs_read_uframe(fp, &next, &ret))
-			goto fault;
+		if (unlikely(fp > FS_UFRAME_MAX))
+			goto efault;
+		p = (const unsigned long __user *)fp;
+		unsafe_get_user(next, p, efault);
+		unsafe_get_user(ret, p + 1, efault);
 	}
+	user_access_end();
 	pagefault_enable();
 out:
 	*hash = h;
 	return n;
 
-fault:
+efault:
+	user_access_end();
 	pagefault_enable();
+fault:
 	*flags |= FLAMESTAT_STACKF_USER_FAULT;
 	goto out;
 }
