@@ -52,8 +52,9 @@ grep -E '\+0x|unknown|anon' "$FS_TMP/short.frames" | sort -rn | head -n 5 | sed 
 expect_ge "record: short-lived children sampled" "$all" 500
 expect_ge "record: >= 95% of short-lived user frames named (x100 vs x95)" $(((all - unnamed) * 100)) $((all * 95))
 chain=$(fs_sum "$FS_TMP/short.folded" '^shortlived;(.*;)?main;child_main;child_work;child_leaf$')
-# Each child burns 10 ms of CPU time, exec and exit included: on the
-# debug kernel those take most of it, so fewer samples reach child_leaf.
+# Each child spins 10 ms of CPU time, reading its CPU clock with a system
+# call between child_leaf calls: on the debug kernel that call takes most
+# of the time, so fewer samples end in child_leaf.
 want_chain=500
 fs_debug_kernel && want_chain=200
 expect_ge "record: exited children resolve to child_main;child_work;child_leaf" "$chain" "$want_chain"
