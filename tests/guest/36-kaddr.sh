@@ -24,12 +24,9 @@ wl_wait || not_ok "hostile -m kret failed"
 check "stop (the same table for every reader)" fs_write stop
 fs_read "$FS_TMP/kaddr.folded"
 artifact "$FS_TMP/kaddr.folded"
-if grep -q '^hostile;.*\[invalid\]' "$FS_TMP/kaddr.folded"; then
-	ok "kernel-looking user frames shown as [invalid]"
-else
-	not_ok "kernel-looking user frames shown as [invalid]"
-	grep '^hostile' "$FS_TMP/kaddr.folded" | sort -t' ' -k2 -rn | head -n 5 | sed 's/^/#   /'
-fi
+# (74-hostile checks that such frames are shown as [invalid]; here they
+# are part of what the hidden readers' text must not betray.)
+log "hostile -m kret: $(fs_sum "$FS_TMP/kaddr.folded" '^hostile;') samples, $(fs_sum "$FS_TMP/kaddr.folded" '^hostile;.*\[invalid\]') with [invalid] frames"
 
 # kaddr KPTR_RESTRICT EXPECT [OPTIONS...]
 kaddr() {

@@ -114,6 +114,14 @@ for m in $MODES32; do
 done
 artifact "$FS_TMP/hx-mutate.dump"
 
+# The text never shows a user "frame" above user space as a number.
+check "reset before the kret text" fs_write reset
+wl hostile -m kret "$SECS" >/dev/null || not_ok "hostile -m kret exited with status $?"
+fs_read "$FS_TMP/kret.folded"
+check "kret: kernel-looking user frames shown as [invalid] in the text" \
+	grep -q '^hostile;.*\[invalid\]' "$FS_TMP/kret.folded"
+expect_eq "kret: no 0xffff... number in the text" "$(grep -c '0xffff' "$FS_TMP/kret.folded")" 0
+
 # Compat tasks: the snapshot marks the process and the counter counts.
 check "reset" fs_write reset
 wl hostile32 -m chain 1 >/dev/null || not_ok "hostile32 -m chain exited with status $?"
