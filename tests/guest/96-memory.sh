@@ -60,18 +60,13 @@ expect_ge "sampling works after the table was full" \
 check "unload" fs_unload
 
 # -- memory back to its level after load/unload cycles --
-mem() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo "$(fs_meminfo SUnreclaim) $(fs_meminfo VmallocUsed) $(fs_meminfo Percpu)"
-}
 fs_kmemleak_clear
 # One cycle first: whatever the kernel allocates once (sysfs, caches) is
 # not the module's.
 fs_load
 fs_unload || not_ok "unload"
 # shellcheck disable=SC2046
-set -- $(mem)
+set -- $(fs_mem_level)
 s0=$1 v0=$2 p0=$3
 i=0
 while [ $i -lt "$CYCLES" ]; do
@@ -83,19 +78,7 @@ while [ $i -lt "$CYCLES" ]; do
 	i=$((i + 1))
 done
 # shellcheck disable=SC2046
-set -- $(mem)
+set -- $(fs_mem_level)
 log "after $i cycles: SUnreclaim $s0 -> $1 kB, VmallocUsed $v0 -> $2 kB, Percpu $p0 -> $3 kB"
-# KASAN's quarantine (debug kernel) keeps freed objects counted as slab
-# until it fills: there, 4 MiB, and kmemleak below is the leak check.
-slab_max=1024
-fs_debug_kernel && slab_max=4096
-expect_le "SUnreclaim back within $slab_max kB" "$(($1 - s0))" "$slab_max"
-expect_le "VmallocUsed back within 1 MiB" "$(($2 - v0))" 1024
-expect_le "Percpu back within 64 KiB" "$(($3 - p0))" 64
-if fs_debug_kernel; then
-	check "kmemleak on (debug kernel)" test -w "$FS_KMEMLEAK"
-fi
-leaks=$(fs_kmemleak_report)
-expect_eq "kmemleak: no unreferenced objects" "$(printf '%s' "$leaks" | grep -c 'unreferenced object')" 0
-[ -n "$leaks" ] && printf '%s\n' "$leaks" | head -n 40 | sed 's/^/#   /'
+fs_expect_mem_back "$s0" "$v0" "$p0" "$1" "$2" "$3"
 finish

@@ -18,11 +18,6 @@
 
 CYCLES=$(fs_size 60 1000)
 
-mem() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo "$(fs_meminfo SUnreclaim) $(fs_meminfo VmallocUsed) $(fs_meminfo Percpu)"
-}
 
 # Refused parameters: insmod fails, nothing is left behind.
 for p in freq=0 freq=20001 kernel_depth=0 user_depth=1025 "kernel_stacks=0 user_stacks=0" \
@@ -42,7 +37,7 @@ fs_kmemleak_clear
 fs_load
 fs_unload || not_ok "unload"
 # shellcheck disable=SC2046
-set -- $(mem)
+set -- $(fs_mem_level)
 s0=$1 v0=$2 p0=$3
 
 wl_bg chain 7200
@@ -119,19 +114,7 @@ done
 wl_wait
 
 # shellcheck disable=SC2046
-set -- $(mem)
+set -- $(fs_mem_level)
 log "SUnreclaim $s0 -> $1 kB, VmallocUsed $v0 -> $2 kB, Percpu $p0 -> $3 kB"
-# KASAN's quarantine (debug kernel) keeps freed objects counted as slab
-# until it fills: there, 4 MiB, and kmemleak below is the leak check.
-slab_max=1024
-fs_debug_kernel && slab_max=4096
-expect_le "SUnreclaim back within $slab_max kB" "$(($1 - s0))" "$slab_max"
-expect_le "VmallocUsed back within 1 MiB" "$(($2 - v0))" 1024
-expect_le "Percpu back within 64 KiB" "$(($3 - p0))" 64
-if fs_debug_kernel; then
-	check "kmemleak on (debug kernel)" test -w "$FS_KMEMLEAK"
-fi
-leaks=$(fs_kmemleak_report)
-expect_eq "kmemleak: no unreferenced objects" "$(printf '%s' "$leaks" | grep -c 'unreferenced object')" 0
-[ -n "$leaks" ] && printf '%s\n' "$leaks" | head -n 40 | sed 's/^/#   /'
+fs_expect_mem_back "$s0" "$v0" "$p0" "$1" "$2" "$3"
 finish

@@ -160,6 +160,32 @@ fs_kmemleak_report() {
 	cat "$FS_KMEMLEAK"
 }
 
+# fs_mem_level: "SUnreclaim VmallocUsed Percpu" (kB) after dropping caches.
+fs_mem_level() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo "$(fs_meminfo SUnreclaim) $(fs_meminfo VmallocUsed) $(fs_meminfo Percpu)"
+}
+
+# fs_expect_mem_back S0 V0 P0 S1 V1 P1: memory back to the level S0 V0 P0
+# (fs_mem_level before) at S1 V1 P1 (after), and kmemleak (debug kernel)
+# finds nothing. KASAN's quarantine (debug kernel) keeps freed objects
+# counted as slab until it fills: there, 4 MiB; kmemleak is the leak check.
+fs_expect_mem_back() {
+	_slab_max=1024
+	fs_debug_kernel && _slab_max=4096
+	expect_le "SUnreclaim back within $_slab_max kB" "$(($4 - $1))" "$_slab_max"
+	expect_le "VmallocUsed back within 1 MiB" "$(($5 - $2))" 1024
+	expect_le "Percpu back within 64 KiB" "$(($6 - $3))" 64
+	if fs_debug_kernel; then
+		check "kmemleak on (debug kernel)" test -w "$FS_KMEMLEAK"
+	fi
+	_leaks=$(fs_kmemleak_report)
+	expect_eq "kmemleak: no unreferenced objects" "$(printf '%s' "$_leaks" | grep -c 'unreferenced object')" 0
+	[ -n "$_leaks" ] && printf '%s\n' "$_leaks" | head -n 40 | sed 's/^/#   /'
+	return 0
+}
+
 # ---- folded stacks ----
 
 # fs_sum FILE [ERE]: total count of the lines whose stack matches ERE.
