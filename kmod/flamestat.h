@@ -98,7 +98,6 @@ static inline u64 fs_hash_frame(u64 h, u64 frame)
 
 u64 fs_hash_frames(u64 h, const u64 *frames, u32 n);
 u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash);
-u32 fs_entry_hash(const struct fs_entry *key);
 int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count);
 size_t fs_table_bytes(const struct fs_table *t);
 void fs_counts_add(struct fs_counts *dst, const struct fs_counts *src);
@@ -246,7 +245,6 @@ unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
 			    unsigned int max, u32 *flags);
 unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash);
-bool fs_user_regs_compat(struct pt_regs *regs);
 void fs_cost_init(void);
 enum hrtimer_restart fs_timer_fn(struct hrtimer *timer);
 void fs_cpu_swap(void *unused);

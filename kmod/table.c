@@ -107,14 +107,6 @@ u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash)
 	return (u32)(h ^ (h >> 32));
 }
 
-/* Hard-irq safe. Hashes every key field of @key. */
-u32 fs_entry_hash(const struct fs_entry *key)
-{
-	return fs_entry_hash_with(key, fs_hash_frames(FS_HASH_SEED, key->frames,
-						      key->nr_kernel +
-						      key->nr_user));
-}
-
 /*
  * Every frame of two stacks of @n frames is equal. Frames are words: a
  * word loop, two words a step, without memcmp()'s call and tail.

@@ -42,11 +42,6 @@ unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
 	return n;
 }
 
-bool fs_user_regs_compat(struct pt_regs *regs)
-{
-	return !user_64bit_mode(regs);
-}
-
 #ifdef CONFIG_COMPAT
 /* Hard-irq: a 32-bit task's frames are {u32 next_fp, u32 return address}. */
 static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
