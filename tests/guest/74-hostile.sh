@@ -119,7 +119,7 @@ check "reset before the kret text" fs_write reset
 wl hostile -m kret "$SECS" >/dev/null || not_ok "hostile -m kret exited with status $?"
 fs_read "$FS_TMP/kret.folded"
 check "kret: kernel-looking user frames shown as [invalid] in the text" \
-	grep -q '^hostile;.*\[invalid\]' "$FS_TMP/kret.folded"
+	grep -q '^hx-kret;.*\[invalid\]' "$FS_TMP/kret.folded"
 # Kernel frames (the _[k] ones) may be numbers for a reader cleared to see
 # them; a user frame never is.
 expect_eq "kret: no user frame shown as a 0xffff... number" "$(awk '{
