@@ -5,6 +5,12 @@
  * uapi/flamestat.h. Built from a reader's private copy of the merged table,
  * with the process database frozen (db->lock) so that sizes computed in the
  * first pass hold in the second.
+ *
+ * Only what the stacks refer to is sent: the processes they name, the
+ * mappings one of their user frames falls in and those mappings' files. A
+ * process typically maps dozens of executable files and runs in a few;
+ * the reader looks frames up with the same rule (uapi: maps never
+ * overlap), so the others would be bytes it never uses.
  */
 #include <linux/bitmap.h>
 #include <linux/kallsyms.h>
@@ -81,6 +87,8 @@ struct fs_snap {
 	struct fs_ksymset ksyms;
 	unsigned long *procs_used;	/* bit id - 1 */
 	unsigned long *files_used;	/* bit id - 1 */
+	u32 *map_base;			/* by proc id - 1: first bit in maps_used */
+	unsigned long *maps_used;	/* bit map_base[proc] + map index */
 	u8 *buf;			/* NULL in the sizing pass */
 	size_t size;
 	u32 nr_records;
@@ -165,6 +173,8 @@ static void fs_emit_procs(struct fs_snap *s)
 		for (i = 0; maps && i < maps->nr; i++) {
 			const struct fs_map *m = &maps->map[i];
 
+			if (!test_bit(s->map_base[bit] + i, s->maps_used))
+				continue;
 			rm = fs_rec(s, FLAMESTAT_REC_MAP, sizeof(*rm));
 			if (!rm)
 				continue;
@@ -263,13 +273,55 @@ static void fs_emit_stacks(struct fs_snap *s)
 	}
 }
 
-/* Sizing pass: which procs, files and kernel frame values are used. */
+/* The mappings (and so the files) that some user frame falls in. */
+static int fs_snap_collect_maps(struct fs_snap *s)
+{
+	const struct fs_maps *maps;
+	unsigned long bit;
+	struct fs_entry *e;
+	u64 nr_maps = 0;
+	u32 off, i;
+
+	s->map_base = kvcalloc(s->db->max_procs, sizeof(u32), GFP_KERNEL);
+	if (!s->map_base)
+		return -ENOMEM;
+	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
+		maps = fs_snap_maps(s, &s->db->procs[bit]);
+		s->map_base[bit] = nr_maps;
+		nr_maps += maps ? maps->nr : 0;
+	}
+	/* bitmap_zalloc() counts bits in an unsigned int. */
+	if (nr_maps > U32_MAX)
+		return -E2BIG;
+	s->maps_used = bitmap_zalloc(max_t(u32, nr_maps, 1), GFP_KERNEL);
+	if (!s->maps_used)
+		return -ENOMEM;
+	fs_copy_for_each(s->copy, e, off) {
+		if (!e->nr_user || !fs_procdb_proc(s->db, e->proc_id))
+			continue;
+		maps = fs_snap_maps(s, &s->db->procs[e->proc_id - 1]);
+		for (i = 0; maps && i < e->nr_user; i++) {
+			const struct fs_map *m =
+				fs_maps_find(maps, e->frames[e->nr_kernel + i]);
+
+			if (!m)
+				continue;
+			__set_bit(s->map_base[e->proc_id - 1] + (m - maps->map),
+				  s->maps_used);
+			if (fs_procdb_file(s->db, m->file_id))
+				__set_bit(m->file_id - 1, s->files_used);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Sizing pass: which procs, maps, files and kernel frame values are used. */
 static int fs_snap_collect(struct fs_snap *s)
 {
 	u64 nframes = 0;
 	struct fs_entry *e;
 	u32 off, i;
-	unsigned long bit;
 	int err;
 
 	fs_copy_for_each(s->copy, e, off) {
@@ -291,16 +343,7 @@ static int fs_snap_collect(struct fs_snap *s)
 	err = fs_ksymset_resolve(s);
 	if (err)
 		return err;
-	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
-		const struct fs_maps *maps = fs_snap_maps(s,
-							  &s->db->procs[bit]);
-
-		for (i = 0; maps && i < maps->nr; i++)
-			if (fs_procdb_file(s->db, maps->map[i].file_id))
-				__set_bit(maps->map[i].file_id - 1,
-					  s->files_used);
-	}
-	return 0;
+	return fs_snap_collect_maps(s);
 }
 
 static void fs_snap_emit_all(struct fs_snap *s)
@@ -380,6 +423,8 @@ out_unlock:
 	*bufp = s.buf;
 out_free:
 	fs_ksymset_free(&s.ksyms);
+	kvfree(s.map_base);
+	bitmap_free(s.maps_used);
 	bitmap_free(s.procs_used);
 	bitmap_free(s.files_used);
 	return err;

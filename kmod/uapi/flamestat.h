@@ -182,7 +182,7 @@ struct flamestat_snap_header {
 enum flamestat_rec_type {
 	FLAMESTAT_REC_FILE = 1,	/* a mapped file: path and build-id */
 	FLAMESTAT_REC_PROC = 2,	/* an address space (process) */
-	FLAMESTAT_REC_MAP = 3,	/* an executable mapping of a PROC */
+	FLAMESTAT_REC_MAP = 3,	/* a PROC's executable mapping a frame is in */
 	FLAMESTAT_REC_KSYM = 4,	/* name of a kernel frame value */
 	FLAMESTAT_REC_STACK = 5, /* a unique stack and its count */
 	FLAMESTAT_REC_HOST = 16, /* added by the tool to saved .fstat files */

@@ -5,7 +5,9 @@
  * tests that check flags and raw frames with awk:
  *
  *   header flags=0x1 samples=N recorded=N dropped=N stacks=N user_fault=N ...
+ *   file id=N path=PATH
  *   proc id=N tgid=N flags=0xF comm=NAME
+ *   map proc=N file=N start=0xA end=0xB flags=0xF
  *   ksym value=0xV name=NAME
  *   stack count=N tgid=N proc=N flags=0xF nk=N nu=N comm=NAME k=0x..,.. u=0x..,..
  *
@@ -104,6 +106,23 @@ int main(int argc, char **argv)
 		const struct flamestat_rec *r = (const void *)p;
 
 		switch (r->type) {
+		case FLAMESTAT_REC_FILE: {
+			const struct flamestat_rec_file *f = (const void *)r;
+
+			printf("file id=%u path=", f->file_id);
+			put_name(f->path, f->path_len);
+			putchar('\n');
+			break;
+		}
+		case FLAMESTAT_REC_MAP: {
+			const struct flamestat_rec_map *m = (const void *)r;
+
+			printf("map proc=%u file=%u start=%#llx end=%#llx flags=%#x\n",
+			       m->proc_id, m->file_id,
+			       (unsigned long long)m->start,
+			       (unsigned long long)m->end, m->flags);
+			break;
+		}
 		case FLAMESTAT_REC_PROC: {
 			const struct flamestat_rec_proc *pr = (const void *)r;
 

@@ -21,18 +21,7 @@ MODES32="selfloop cycle down kernel kernelnext kret unmapped pagecross protnone 
 # check_samples NAME EXPECT DUMP COMPAT DEPTH: "n bad kernel-mode" for the
 # samples of NAME in the hostile window; the first bad ones on stderr.
 check_samples() {
-	awk -v name="$1" -v compat="$4" -v depth="$5" '
-	function hex(s,   i, c, v) {
-		v = 0
-		s = tolower(s)
-		sub(/^0x/, "", s)
-		for (i = 1; i <= length(s); i++) {
-			c = index("0123456789abcdef", substr(s, i, 1))
-			if (!c) return -1
-			v = v * 16 + c - 1
-		}
-		return v
-	}
+	awk -v name="$1" -v compat="$4" -v depth="$5" "$FS_AWK_HEX"'
 	function bit(v, b) { return int(v / b) % 2 }
 	FNR == NR {
 		if ($1 == "window") { lo = hex($2); hi = hex($3); slo = hex($5); shi = hex($6) }

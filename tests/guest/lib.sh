@@ -195,22 +195,56 @@ fs_sum() {
 		s ~ ENVIRON["FS_RE"] {t += n} END {print t + 0}' "$1"
 }
 
+# An awk function for the programs below: hex("0x1f") or hex("1f") is 31;
+# -1 when not hexadecimal. (awk numbers are doubles: exact to 2^53, which
+# user addresses are.)
+FS_AWK_HEX='
+function hex(s,   i, c, v) {
+	v = 0
+	s = tolower(s)
+	sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) {
+		c = index("0123456789abcdef", substr(s, i, 1))
+		if (!c) return -1
+		v = v * 16 + c - 1
+	}
+	return v
+}'
+
+# fs_snap_unused_maps DUMP: the MAP records of a snapdump output that no
+# user frame of their process's stacks falls in (one per line).
+fs_snap_unused_maps() {
+	awk "$FS_AWK_HEX"'
+	function fields(   i, p) {
+		split("", f)
+		for (i = 2; i <= NF; i++) {
+			p = index($i, "=")
+			f[substr($i, 1, p - 1)] = substr($i, p + 1)
+		}
+	}
+	$1 == "map" { fields(); n++; mp[n] = f["proc"]; lo[n] = hex(f["start"]); hi[n] = hex(f["end"]); line[n] = $0 }
+	$1 == "stack" {
+		fields()
+		if (f["u"] == "-") next
+		nu = split(f["u"], u, ",")
+		for (i = 1; i <= nu; i++) { nf++; fp[nf] = f["proc"]; fa[nf] = hex(u[i]) }
+	}
+	END {
+		for (m = 1; m <= n; m++) {
+			used = 0
+			for (i = 1; i <= nf && !used; i++)
+				used = fp[i] == mp[m] && fa[i] >= lo[m] && fa[i] < hi[m]
+			if (!used) print line[m]
+		}
+	}' "$1"
+}
+
 # fs_symbolize < folded > folded: names the user frames "FILE+0xOFF" of
 # the workloads from their symbol tables (built on the host); other
 # frames stay as they are. Return addresses (all user frames but the
 # leaf) are looked up one byte back, inside the call.
 fs_symbolize() {
-	awk -v dir="$FS_SYMS" '
-	function hex(s,   i, c, v) {
-		v = 0
-		s = tolower(s)
-		for (i = 1; i <= length(s); i++) {
-			c = index("0123456789abcdef", substr(s, i, 1))
-			if (!c) return -1
-			v = v * 16 + c - 1
-		}
-		return v
-	}
+	awk -v dir="$FS_SYMS" "$FS_AWK_HEX"'
 	function load(file,   path, line, f) {
 		if (file in loaded) return
 		loaded[file] = 1
