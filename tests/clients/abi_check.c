@@ -20,22 +20,7 @@
 #include <unistd.h>
 
 #include "uapi/flamestat.h"
-
-static int failures;
-
-__attribute__((format(printf, 2, 3)))
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
+#include "tap.h"
 
 /* Expect ioctl to fail with @err. */
 static void expect_err(int fd, unsigned long cmd, void *arg, int err,
@@ -467,6 +452,6 @@ int main(void)
 	check_stats(fd);
 	check_unprivileged();
 	close(fd);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failed\n", tap_failures);
+	return tap_failures ? 1 : 0;
 }

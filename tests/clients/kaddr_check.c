@@ -23,21 +23,7 @@
 #include <unistd.h>
 
 #include "snapcheck.h"
-
-static int failures;
-
-static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void result(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failures += !ok;
-}
+#include "tap.h"
 
 static uint64_t parse_caps(const char *s)
 {
@@ -140,7 +126,7 @@ int main(int argc, char **argv)
 	if (!strcmp(expect, "denied")) {
 		result(fd < 0 && (errno == EPERM || errno == EACCES),
 		       "open refused (%s)", fd < 0 ? strerror(errno) : "it worked");
-		return failures ? 1 : 0;
+		return tap_failures ? 1 : 0;
 	}
 	if (fd < 0) {
 		result(false, "open: %s", strerror(errno));
@@ -221,6 +207,6 @@ int main(int argc, char **argv)
 		result(strstr(text, "_[k]") != NULL, "text has kernel frames");
 	free(text);
 	close(fd);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failed\n", tap_failures);
+	return tap_failures ? 1 : 0;
 }
