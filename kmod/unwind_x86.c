@@ -105,6 +105,8 @@ unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 {
 	struct { unsigned long next; unsigned long ret; } frame;
 	unsigned long fp = regs->bp, next = 0, ret = 0;
+	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
+	const unsigned long fp_max = FS_UFRAME_MAX;
 	const unsigned long __user *p;
 	unsigned int n = 0;
 	u64 h = *hash;
@@ -156,7 +158,7 @@ unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 		if (next <= fp)
 			break;
 		fp = next;
-		if (unlikely(fp > FS_UFRAME_MAX))
+		if (unlikely(fp > fp_max))
 			goto efault;
 		p = (const unsigned long __user *)fp;
 		unsafe_get_user(next, p, efault);
