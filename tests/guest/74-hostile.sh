@@ -21,7 +21,7 @@ MODES32="selfloop cycle down kernel kernelnext kret unmapped pagecross protnone 
 # check_samples NAME EXPECT DUMP COMPAT DEPTH: "n bad kernel-mode" for the
 # samples of NAME in the hostile window; the first bad ones on stderr.
 check_samples() {
-	awk -v name="$1" -v compat="$4" -v depth="$5" "$FS_AWK_HEX"'
+	awk -v name="$1" -v compat="$4" -v depth="$5" "$FS_AWK_HEX$FS_AWK_FIELDS"'
 	function bit(v, b) { return int(v / b) % 2 }
 	# A frame read while another thread stores it on a fresh (zero) page:
 	# copy_from_user() may copy byte by byte, so each byte is the stored
@@ -41,20 +41,13 @@ check_samples() {
 		if ($1 == "window") { lo = hex($2); hi = hex($3); slo = hex($5); shi = hex($6) }
 		if ($1 == "expect") {
 			mode = $2
-			for (i = 2; i <= NF; i++) {
-				p = index($i, "=")
-				if (p) want[substr($i, 1, p - 1)] = substr($i, p + 1)
-			}
+			fields(want)
 			if (mode ~ /^nu=/) mode = "exact"
 		}
 		next
 	}
 	$1 == "stack" {
-		split("", f)
-		for (i = 2; i <= NF; i++) {
-			p = index($i, "=")
-			f[substr($i, 1, p - 1)] = substr($i, p + 1)
-		}
+		fields(f)
 		if (f["comm"] != name) next
 		nu = split(f["u"], u, ",")
 		ip = hex(u[1])

@@ -18,7 +18,6 @@
 
 CYCLES=$(fs_size 60 1000)
 
-
 # Refused parameters: insmod fails, nothing is left behind.
 for p in freq=0 freq=20001 kernel_depth=0 user_depth=1025 "kernel_stacks=0 user_stacks=0" \
 	pid_tree=1 pid=0 pid=4000000 cpus=999 cpus=abc pcpu_kb=0 table_kb=0 max_procs=0 \

@@ -211,20 +211,25 @@ function hex(s,   i, c, v) {
 	return v
 }'
 
+# An awk function for snapdump lines ("tag key=value ..."): fields(a)
+# empties array a and fills it with this line's key=value pairs.
+# shellcheck disable=SC2016 # awk's $i, not the shell's
+FS_AWK_FIELDS='
+function fields(a,   i, p) {
+	split("", a)
+	for (i = 2; i <= NF; i++) {
+		p = index($i, "=")
+		if (p) a[substr($i, 1, p - 1)] = substr($i, p + 1)
+	}
+}'
+
 # fs_snap_unused_maps DUMP: the MAP records of a snapdump output that no
 # user frame of their process's stacks falls in (one per line).
 fs_snap_unused_maps() {
-	awk "$FS_AWK_HEX"'
-	function fields(   i, p) {
-		split("", f)
-		for (i = 2; i <= NF; i++) {
-			p = index($i, "=")
-			f[substr($i, 1, p - 1)] = substr($i, p + 1)
-		}
-	}
-	$1 == "map" { fields(); n++; mp[n] = f["proc"]; lo[n] = hex(f["start"]); hi[n] = hex(f["end"]); line[n] = $0 }
+	awk "$FS_AWK_HEX$FS_AWK_FIELDS"'
+	$1 == "map" { fields(f); n++; mp[n] = f["proc"]; lo[n] = hex(f["start"]); hi[n] = hex(f["end"]); line[n] = $0 }
 	$1 == "stack" {
-		fields()
+		fields(f)
 		if (f["u"] == "-") next
 		nu = split(f["u"], u, ",")
 		for (i = 1; i <= nu; i++) { nf++; fp[nf] = f["proc"]; fa[nf] = hex(u[i]) }
