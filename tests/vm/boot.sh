@@ -21,18 +21,24 @@
 #     --kernel IMAGE     kernel to boot (default $FLAMESTAT_KERNEL, else
 #                        /boot/vmlinuz-R)
 #     --shell            console on this terminal, a shell after the tests
+#     --no-retry         do not boot again a guest that hung before its
+#                        /init reported in (by default it is booted once
+#                        more, said on stderr, the first boot's console.log
+#                        and registers.txt kept in OUTDIR/hung-boot/)
 #
-# OUTDIR gets console.log (ttyS0: the kernel console), channel.log (ttyS1:
-# the report of guest-init.sh), artifacts/ (what the tests saved) and
-# status: "done", "timeout WHERE" or "died WHERE". Exit status 0 when the
-# guest finished its list, 3 when it was stopped on a timeout, 4 when it
-# died (panic, QEMU error); the caller shows console.log's tail.
+# OUTDIR gets console.log (ttyS0: the kernel console, boot messages
+# included), channel.log (ttyS1: the report of guest-init.sh), artifacts/
+# (what the tests saved), status: "done", "timeout WHERE" or "died WHERE",
+# and on a timeout registers.txt (QEMU's "info registers -a": where each
+# vCPU was when the host gave up). Exit status 0 when the guest finished
+# its list, 3 when it was stopped on a timeout, 4 when it died (panic,
+# QEMU error); the caller shows console.log's tail.
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 initrd="" rootfs="" out="" smp=2 mem=1024 append="" icount=0 accel=${FLAMESTAT_ACCEL:-auto}
-boot_timeout=180 grace=60 disk_mb=64 kver="" kernel="" shell=0
+boot_timeout=180 grace=60 disk_mb=64 kver="" kernel="" shell=0 retry=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-i) initrd=$2; shift ;;
@@ -49,7 +55,8 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--shell) shell=1 ;;
-	-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-retry) retry=0 ;;
+	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -74,12 +81,15 @@ if [ $icount = 1 ]; then
 fi
 
 mkdir -p "$out"
-rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$out/disk.img"
+rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$out/disk.img" \
+	"$out/registers.txt" "$out/hung-boot"
 : >"$out/console.log"
 : >"$out/channel.log"
 
 accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
-cmdline="console=ttyS0,115200 quiet panic=-1 tsc=reliable${append:+ $append}"
+# Not "quiet": a guest that hangs while booting shows how far it got on the
+# console (the boot messages cost no measurable boot time here).
+cmdline="console=ttyS0,115200 panic=-1 tsc=reliable${append:+ $append}"
 [ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
 # Debian's initramfs mounts the image and starts the harness's init on it.
 [ -n "$rootfs" ] && cmdline="root=/dev/vda rw init=/init fsck.mode=skip $cmdline"
@@ -94,8 +104,7 @@ if [ -n "$rootfs" ]; then
 	qemu+=(-device "virtio-blk-pci,drive=root,serial=fs-root")
 fi
 if [ "$disk_mb" -gt 0 ]; then
-	# The guest finds it by its serial (guest-init.sh).
-	truncate -s "${disk_mb}M" "$out/disk.img"
+	# The guest finds it by its serial (guest-init.sh); made by boot_once.
 	qemu+=(-drive "file=$out/disk.img,format=raw,if=none,id=artifacts,cache=unsafe")
 	qemu+=(-device "virtio-blk-pci,drive=artifacts,serial=fs-artifacts")
 fi
@@ -106,12 +115,22 @@ if [ $shell = 1 ]; then
 	"${qemu[@]}"
 	exit $?
 fi
-qemu+=(-monitor none -serial "file:$out/console.log" -serial "file:$out/channel.log")
+# The monitor on two FIFOs (QEMU opens them read-write, so nothing blocks
+# while no one listens; made by boot_once): the host asks it where the
+# vCPUs are on a timeout.
+qemu+=(-monitor "pipe:$out/monitor" -serial "file:$out/console.log" -serial "file:$out/channel.log")
 
-vm_msg "booting $kver${rootfs:+ on $rootfs/rootfs.img} ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
-start=$(date +%s)
-"${qemu[@]}" >"$out/qemu.log" 2>&1 &
-qpid=$!
+# dump_registers: every vCPU's registers from the monitor, to registers.txt.
+dump_registers() {
+	kill -0 "$qpid" 2>/dev/null || return 0
+	timeout 3 cat "$out/monitor.out" >"$out/registers.txt" &
+	local reader=$!
+	sleep 0.2
+	printf 'info registers -a\n' | timeout 2 tee "$out/monitor.in" >/dev/null
+	wait "$reader"
+	tr -d '\r' <"$out/registers.txt" | grep -E '^(CPU#|RIP=)' | paste -d' ' - - |
+		awk '{print "flamestat-vm: at the timeout " $1 " " $2}' >&2
+}
 
 # stop_qemu: TERM, then KILL if it is still there after 5 s (a stopped
 # QEMU never acts on TERM).
@@ -125,70 +144,113 @@ stop_qemu() {
 	wait "$qpid" 2>/dev/null
 }
 # Never leave QEMU behind, whatever stops this script.
-trap stop_qemu EXIT
+qpid=""
+trap '[ -n "$qpid" ] && stop_qemu' EXIT
 trap 'exit 130' INT TERM
 
-status="" last_ctl="" ctl_since=$start
-while :; do
-	alive=1
-	kill -0 "$qpid" 2>/dev/null || alive=0
-	ctl=$(grep -a '^@@FS \(BOOTED\|BEGIN\|END\|DONE\)' "$out/channel.log" | tail -n 1 | tr -d '\r')
-	now=$(date +%s)
-	if [ "$ctl" != "$last_ctl" ]; then
-		last_ctl=$ctl
-		ctl_since=$now
-		case "$ctl" in
-		"@@FS BOOTED"*)
-			vm_msg "guest up after $((now - start))s" ;;
-		esac
-	fi
-	case "$ctl" in
-	"@@FS DONE") status="done" ;;
-	"@@FS BEGIN "*)
-		# shellcheck disable=SC2086 # split the report line into words
-		set -- $ctl
-		tmo=${4#timeout=}
-		limit=$((tmo + grace))
-		where="in test $3" ;;
-	"@@FS END "*)
-		# shellcheck disable=SC2086
-		set -- $ctl
-		limit=$boot_timeout
-		where="after test $3" ;;
-	*)
-		limit=$boot_timeout
-		where="while booting" ;;
-	esac
-	if [ "$status" = "done" ]; then
-		# Give the guest a moment to power off by itself.
-		for _ in $(seq 1 50); do
-			kill -0 "$qpid" 2>/dev/null || break
-			sleep 0.1
-		done
-		break
-	fi
-	if [ $alive = 0 ]; then
-		status="died $where"
-		break
-	fi
-	if [ $((now - ctl_since)) -ge "$limit" ]; then
-		status="timeout $where (no report for ${limit}s)"
-		break
-	fi
-	sleep 0.5
-done
-stop_qemu
-trap - EXIT
-echo "$status" >"$out/status"
+# boot_once: one boot, watched until done or stuck; sets status and start.
+boot_once() {
+	local alive ctl now last_ctl="" ctl_since tmo limit where
+	rm -rf "$out/artifacts" "$out/disk.img" "$out/registers.txt" "$out/monitor.in" "$out/monitor.out"
+	[ "$disk_mb" -gt 0 ] && truncate -s "${disk_mb}M" "$out/disk.img"
+	mkfifo "$out/monitor.in" "$out/monitor.out"
+	: >"$out/console.log"
+	: >"$out/channel.log"
+	vm_msg "booting $kver${rootfs:+ on $rootfs/rootfs.img} ($accel_args, $smp vCPU, $mem MiB${append:+, $append})"
+	start=$(date +%s)
+	"${qemu[@]}" >"$out/qemu.log" 2>&1 &
+	qpid=$!
+	ctl_since=$start
 
-# Artifacts: the tar the guest wrote at the start of the disk.
-if [ -f "$out/disk.img" ]; then
-	mkdir -p "$out/artifacts"
-	if grep -aq '^@@FS ARTIFACTS' "$out/channel.log"; then
-		tar -xf "$out/disk.img" -C "$out/artifacts" 2>/dev/null ||
-			vm_msg "could not read the artifacts from $out/disk.img"
+	status=""
+	while :; do
+		alive=1
+		kill -0 "$qpid" 2>/dev/null || alive=0
+		ctl=$(grep -a '^@@FS \(BOOTED\|BEGIN\|END\|DONE\)' "$out/channel.log" | tail -n 1 | tr -d '\r')
+		now=$(date +%s)
+		if [ "$ctl" != "$last_ctl" ]; then
+			last_ctl=$ctl
+			ctl_since=$now
+			case "$ctl" in
+			"@@FS BOOTED"*)
+				vm_msg "guest up after $((now - start))s" ;;
+			esac
+		fi
+		case "$ctl" in
+		"@@FS DONE") status="done" ;;
+		"@@FS BEGIN "*)
+			# shellcheck disable=SC2086 # split the report line into words
+			set -- $ctl
+			tmo=${4#timeout=}
+			limit=$((tmo + grace))
+			where="in test $3" ;;
+		"@@FS END "*)
+			# shellcheck disable=SC2086
+			set -- $ctl
+			limit=$boot_timeout
+			where="after test $3" ;;
+		*)
+			limit=$boot_timeout
+			where="while booting" ;;
+		esac
+		if [ "$status" = "done" ]; then
+			# Give the guest a moment to power off by itself.
+			for _ in $(seq 1 50); do
+				kill -0 "$qpid" 2>/dev/null || break
+				sleep 0.1
+			done
+			break
+		fi
+		if [ $alive = 0 ]; then
+			status="died $where"
+			break
+		fi
+		if [ $((now - ctl_since)) -ge "$limit" ]; then
+			status="timeout $where (no report for ${limit}s)"
+			dump_registers
+			break
+		fi
+		sleep 0.5
+	done
+	stop_qemu
+	qpid=""
+	echo "$status" >"$out/status"
+	rm -f "$out/monitor.in" "$out/monitor.out"
+
+	# Artifacts: the tar the guest wrote at the start of the disk.
+	if [ -f "$out/disk.img" ]; then
+		mkdir -p "$out/artifacts"
+		if grep -aq '^@@FS ARTIFACTS' "$out/channel.log"; then
+			tar -xf "$out/disk.img" -C "$out/artifacts" 2>/dev/null ||
+				vm_msg "could not read the artifacts from $out/disk.img"
+		fi
+		rm -f "$out/disk.img"
 	fi
-	rm -f "$out/disk.img"
+}
+
+# hung_before_init: the last boot timed out before /init reported in and
+# the console does not name the module: nothing of ours had run yet (the
+# module loads in the tests; a console naming it means it loaded at boot,
+# and then the hang is ours).
+hung_before_init() {
+	[ "${status#timeout while booting}" != "$status" ] &&
+		! grep -aq '^@@FS BOOTED' "$out/channel.log" &&
+		! grep -aq 'flamestat: ' "$out/console.log"
+}
+
+boot_once
+if [ $retry = 1 ] && hung_before_init; then
+	# Seen once under TCG, with nothing on the (then quiet) console: the
+	# kernel or QEMU, which a second boot tells apart from a hang that
+	# always happens.
+	rm -rf "$out/hung-boot"
+	mkdir -p "$out/hung-boot"
+	cp "$out/console.log" "$out/status" "$out/qemu.log" "$out/hung-boot/"
+	[ -f "$out/registers.txt" ] && mv "$out/registers.txt" "$out/hung-boot/"
+	vm_msg "the guest hung before its /init reported in ($status); booting it once more (first boot: $out/hung-boot/)"
+	boot_once
+	hung_before_init && status="$status, on both boots"
+	echo "$status" >"$out/status"
 fi
 
 vm_msg "guest $status after $(($(date +%s) - start))s"

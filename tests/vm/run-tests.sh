@@ -16,8 +16,10 @@
 # A test's boot configuration comes from its header, e.g.
 #   # vm: name=hotplug smp=4 mem=2048 append="maxcpus=2" icount=1
 # (all optional; name labels the boot, default "guest"; smp 2, mem 1024;
-# also accel=tcg and grace=S, the time the host gives a test past its
-# timeout before it stops the guest, default 60).
+# also accel=tcg; grace=S, the time the host gives a test past its
+# timeout before it stops the guest, default 60; bootlimit=S, the time it
+# gives the guest to boot and between tests, default 180; a guest that
+# hangs before its /init reports in is booted twice, see boot.sh).
 # rootfs="PKG..." boots a Debian rootfs with these packages (or "base")
 # instead of the busybox initramfs (tests/vm/rootfs.sh); prepare=SCRIPT
 # (path from the top of the tree) runs on a copy of its tree first (see
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-build) build=0 ;;
 	--accel) accel=$2; shift ;;
-	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) vm_die "run-tests: unknown option $1" ;;
 	*)
 		t=$1
@@ -83,6 +85,7 @@ fi
 parse_vm() {
 	local s=$1 k v
 	vm_name=guest vm_smp=2 vm_mem=1024 vm_append="" vm_icount=0 vm_accel=$accel vm_grace=60
+	vm_bootlimit=180
 	vm_rootfs="" vm_prepare="" vm_bare=0
 	while [[ $s =~ ^[[:space:]]*([a-z]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
 		k=${BASH_REMATCH[1]}
@@ -96,6 +99,7 @@ parse_vm() {
 		icount) vm_icount=$v ;;
 		accel) vm_accel=$v ;;
 		grace) vm_grace=$v ;;
+		bootlimit) vm_bootlimit=$v ;;
 		rootfs) vm_rootfs=$v ;;
 		prepare) vm_prepare=$v ;;
 		bare) vm_bare=$v ;;
@@ -238,7 +242,8 @@ for line in "${groups[@]}"; do
 	mapfile -t gtests < <(printf '%s' "${group_tests["vm:$line"]}")
 	dir="$out/$vm_name"
 	mkdir -p "$dir"
-	opts=(--smp "$vm_smp" --mem "$vm_mem" --accel "$vm_accel" --grace "$vm_grace")
+	opts=(--smp "$vm_smp" --mem "$vm_mem" --accel "$vm_accel" --grace "$vm_grace"
+		--boot-timeout "$vm_bootlimit")
 	[ -n "$vm_append" ] && opts+=(--append "$vm_append")
 	[ "$vm_icount" = 1 ] && opts+=(--icount)
 	vm_msg "$vm_name: ${#gtests[@]} test(s): $(for t in "${gtests[@]}"; do printf '%s ' "$(basename "$t" .sh)"; done)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Self-test of the guest harness: runs the tests of tests/vm/selftest/
 # (passing, failing, warning, timing out, leaving the module loaded,
-# panicking, hanging) and checks that run-tests.sh reports each as
+# panicking, hanging, never booting) and checks that run-tests.sh reports each as
 # tests/vm/selftest/expected says. Prints the differences; exit 0 if none.
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -32,6 +32,12 @@ grep -E '^(PASS|FAIL) ' "$out/report" | while IFS= read -r got; do
 done || rc=1
 # The panic must be shown from the console.
 grep -q 'sysrq' "$out/report" || { echo "the panic's console tail is missing from the report"; rc=1; }
+# The boot that hung was tried twice, and both say where the vCPUs were.
+hb="$out/selftest-boothang"
+for f in "$hb/hung-boot/registers.txt" "$hb/registers.txt"; do
+	grep -q 'RIP=' "$f" 2>/dev/null || { echo "no vCPU registers in $f"; rc=1; }
+done
+grep -q 'booting it once more' "$out/progress" || { echo "no word of the second boot on stderr"; rc=1; }
 if [ $rc != 0 ]; then
 	echo "--- run-tests.sh output ($out/report) ---"
 	grep -E '^(PASS|FAIL) ' "$out/report"
