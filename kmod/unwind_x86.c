@@ -5,7 +5,6 @@
  * does) and the user stack by following frame pointers with NMI-safe user
  * copies (as perf_callchain_user does), 32-bit compat tasks included.
  */
-#include <linux/compat.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
@@ -42,42 +41,118 @@ unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
 	return n;
 }
 
-#ifdef CONFIG_COMPAT
-/* Hard-irq: a 32-bit task's frames are {u32 next_fp, u32 return address}. */
-static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
-				   unsigned int max, u32 *flags)
-{
-	struct { u32 next; u32 ret; } frame;
-	unsigned int n = 0;
-	u32 fp = regs->bp;
+/*
+ * The highest frame pointer whose 16-byte frame access_ok() accepts on
+ * every kernel we build for: below TASK_SIZE_MAX (6.12's USER_PTR_MAX is
+ * not lower), so kernel and non-canonical addresses are never touched.
+ * A 32-bit task's frames lie below 4 GiB and need no such check.
+ */
+#define FS_UFRAME_MAX	(TASK_SIZE_MAX - 2 * sizeof(unsigned long))
 
-	frames[n++] = (u32)regs->ip;
-	while (fp) {
-		if (copy_from_user_nmi(&frame, compat_ptr(fp), sizeof(frame))) {
-			*flags |= FLAMESTAT_STACKF_USER_FAULT;
-			break;
-		}
-		if (!frame.ret)
+/*
+ * fs_get_frame: the frame at @fp, {next frame pointer, return address}, as
+ * two longs or, for a 32-bit task, two u32s. One load per word, so a word
+ * another thread stores meanwhile is read whole, old or new (a byte copy
+ * could mix the two). Only inside a user-access section; a fault jumps to
+ * @err.
+ */
+#define fs_get_frame(compat, fp, next, ret, err)			\
+do {									\
+	if (compat) {							\
+		const u32 __user *p32 = (const u32 __user *)(fp);	\
+		u32 v;							\
+									\
+		unsafe_get_user(v, p32, err);				\
+		(next) = v;						\
+		unsafe_get_user(v, p32 + 1, err);			\
+		(ret) = v;						\
+	} else {							\
+		const unsigned long __user *p =				\
+			(const unsigned long __user *)(fp);		\
+									\
+		unsafe_get_user(next, p, err);				\
+		unsafe_get_user(ret, p + 1, err);			\
+	}								\
+} while (0)
+
+/* Hard-irq: the frame at @fp through copy_from_user_nmi(); 0 or -EFAULT. */
+static int fs_copy_frame_nmi(unsigned long fp, bool compat,
+			     unsigned long *next, unsigned long *ret)
+{
+	struct { u32 next; u32 ret; } f32;
+	struct { unsigned long next; unsigned long ret; } f64;
+
+	if (compat) {
+		if (copy_from_user_nmi(&f32, (void __user *)fp, sizeof(f32)))
+			return -EFAULT;
+		*next = f32.next;
+		*ret = f32.ret;
+	} else {
+		if (copy_from_user_nmi(&f64, (void __user *)fp, sizeof(f64)))
+			return -EFAULT;
+		*next = f64.next;
+		*ret = f64.ret;
+	}
+	return 0;
+}
+
+/*
+ * Hard-irq: the frame-pointer chain from @fp after frames[0] (the IP), for
+ * fs_walk_user(). Always inlined with a constant @compat, so the 64-bit
+ * walk carries no test for 32-bit frames.
+ */
+static __always_inline unsigned int
+fs_walk_chain(unsigned long fp, bool interrupted, const bool compat,
+	      u64 *frames, unsigned int max, u32 *flags, u64 *hash)
+{
+	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
+	const unsigned long fp_max = FS_UFRAME_MAX;
+	const size_t size = compat ? 2 * sizeof(u32) : 2 * sizeof(long);
+	unsigned long next = 0, ret = 0;
+	unsigned int n = 1;
+	u64 h = *hash;
+
+	if (!fp)
+		goto out;
+	if (!interrupted && fs_copy_frame_nmi(fp, compat, &next, &ret))
+		goto fault;
+	pagefault_disable();
+	if (!user_access_begin((const void __user *)fp, size)) {
+		pagefault_enable();
+		goto fault;
+	}
+	if (interrupted)
+		fs_get_frame(compat, fp, next, ret, efault);
+	/* No calls from here to user_access_end(): objtool checks. */
+	for (;;) {
+		if (!ret)
 			break;
 		if (n == max) {
 			*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 			break;
 		}
-		frames[n++] = frame.ret;
-		if (frame.next <= fp)
+		frames[n++] = ret;
+		h = fs_hash_frame(h, ret);
+		if (next <= fp)
 			break;
-		fp = frame.next;
+		fp = next;
+		if (!compat && unlikely(fp > fp_max))
+			goto efault;
+		fs_get_frame(compat, fp, next, ret, efault);
 	}
+	user_access_end();
+	pagefault_enable();
+out:
+	*hash = h;
 	return n;
-}
-#endif
 
-/*
- * The highest frame pointer whose 16-byte frame access_ok() accepts on
- * every kernel we build for: below TASK_SIZE_MAX (6.12's USER_PTR_MAX is
- * not lower), so kernel and non-canonical addresses are never touched.
- */
-#define FS_UFRAME_MAX	(TASK_SIZE_MAX - 2 * sizeof(unsigned long))
+efault:
+	user_access_end();
+	pagefault_enable();
+fault:
+	*flags |= FLAMESTAT_STACKF_USER_FAULT;
+	goto out;
+}
 
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
@@ -87,7 +162,9 @@ static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
  * pointer that does not increase (a loop, or code built without frame
  * pointers), at an unreadable frame (marked USER_FAULT) or at @max frames
  * (marked USER_TRUNCATED only when the chain goes on). Each frame is also
- * hashed into *@hash (fs_hash_frame()), while it is in a register.
+ * hashed into *@hash (fs_hash_frame()), while it is in a register. A task
+ * in 32-bit mode (compat, or a 32-bit code segment of its own) has 32-bit
+ * frames: {u32 next, u32 return address}, and is marked COMPAT.
  *
  * Frames are read as perf_callchain_user() reads them: range-checked,
  * with page faults disabled, so never faulted in - but inside a single
@@ -103,77 +180,17 @@ static unsigned int fs_walk_user32(struct pt_regs *regs, u64 *frames,
 unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash)
 {
-	struct { unsigned long next; unsigned long ret; } frame;
-	unsigned long fp = regs->bp, next = 0, ret = 0;
-	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
-	const unsigned long fp_max = FS_UFRAME_MAX;
-	const unsigned long __user *p;
-	unsigned int n = 0;
-	u64 h = *hash;
-
 	if (!max)
 		return 0;
-	if (!user_64bit_mode(regs)) {
-		*flags |= FLAMESTAT_STACKF_COMPAT;
-#ifdef CONFIG_COMPAT
-		n = fs_walk_user32(regs, frames, max, flags);
-#else
-		frames[0] = (u32)regs->ip;
-		n = 1;
-#endif
-		*hash = fs_hash_frames(h, frames, n);
-		return n;
+	if (likely(user_64bit_mode(regs))) {
+		frames[0] = regs->ip;
+		*hash = fs_hash_frame(*hash, regs->ip);
+		return fs_walk_chain(regs->bp, interrupted, false, frames, max,
+				     flags, hash);
 	}
-	frames[n++] = regs->ip;
-	h = fs_hash_frame(h, regs->ip);
-	if (!fp)
-		goto out;
-	if (!interrupted) {
-		if (copy_from_user_nmi(&frame, (void __user *)fp,
-				       sizeof(frame)))
-			goto fault;
-		next = frame.next;
-		ret = frame.ret;
-	}
-	p = (const unsigned long __user *)fp;
-	pagefault_disable();
-	if (!user_access_begin(p, 2 * sizeof(*p))) {
-		pagefault_enable();
-		goto fault;
-	}
-	if (interrupted) {
-		unsafe_get_user(next, p, efault);
-		unsafe_get_user(ret, p + 1, efault);
-	}
-	/* No calls from here to user_access_end(): objtool checks. */
-	for (;;) {
-		if (!ret)
-			break;
-		if (n == max) {
-			*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
-			break;
-		}
-		frames[n++] = ret;
-		h = fs_hash_frame(h, ret);
-		if (next <= fp)
-			break;
-		fp = next;
-		if (unlikely(fp > fp_max))
-			goto efault;
-		p = (const unsigned long __user *)fp;
-		unsafe_get_user(next, p, efault);
-		unsafe_get_user(ret, p + 1, efault);
-	}
-	user_access_end();
-	pagefault_enable();
-out:
-	*hash = h;
-	return n;
-
-efault:
-	user_access_end();
-	pagefault_enable();
-fault:
-	*flags |= FLAMESTAT_STACKF_USER_FAULT;
-	goto out;
+	*flags |= FLAMESTAT_STACKF_COMPAT;
+	frames[0] = (u32)regs->ip;
+	*hash = fs_hash_frame(*hash, frames[0]);
+	return fs_walk_chain((u32)regs->bp, interrupted, true, frames, max,
+			     flags, hash);
 }
