@@ -111,6 +111,7 @@ fi
 
 if [ $shell = 1 ]; then
 	# Interactive: the console is this terminal (Ctrl-A X quits).
+	[ "$disk_mb" -gt 0 ] && truncate -s "${disk_mb}M" "$out/disk.img"
 	qemu+=(-serial mon:stdio -serial "file:$out/channel.log")
 	"${qemu[@]}"
 	exit $?
