@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uapi/flamestat.h"
+#include "busy.h"
 #include "tap.h"
 
 /* Expect ioctl to fail with @err. */
@@ -364,24 +364,6 @@ static char *read_all(int fd, size_t chunk, size_t *len)
 	return buf;
 }
 
-/*
- * Keeps this CPU busy for @ms milliseconds: the sampler drops idle time by
- * default, so a window with only sleeps may record nothing at all.
- */
-static void spin_ms(long ms)
-{
-	struct timespec t0, t;
-	volatile unsigned long sink = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 10000; i++)
-			sink += (unsigned long)i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 +
-		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
 static void check_text_reads(int ctl)
 {
 	size_t chunks[] = { 1, 7, 100, 4096, 1 << 20 };
@@ -391,7 +373,7 @@ static void check_text_reads(int ctl)
 
 	/* Stopped, so that every read sees the same samples. */
 	write_str(ctl, "start\n");
-	spin_ms(1000);
+	burn_cpu_ms(1000);
 	write_str(ctl, "stop\n");
 	fd = open_dev(O_RDONLY);
 	ref = read_all(fd, 65536, &rlen);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "snapcheck.h"
+#include "busy.h"
 
 #define MAX_FDS		6
 #define MAX_FILES	(MAX_FDS + 1)
@@ -1137,18 +1138,7 @@ static void final_check(void)
 	M.cfg = c;
 	M.running = true;
 	/* Burn some CPU in user space so that there is something to count. */
-	{
-		struct timespec t0, t;
-		volatile unsigned long x = 0;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		do {
-			for (i = 0; i < 100000; i++)
-				x += (unsigned long)i;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
-			 500000000L);
-	}
+	burn_cpu_ms(500);
 	if (ioctl(fd, FLAMESTAT_IOC_GET_STATS, &st)) {
 		fail_op("GET_STATS: %s", strerror(errno));
 	} else {

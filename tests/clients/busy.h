@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU time for the sampler to see: the module drops idle time by default,
+ * so a client that only sleeps while sampling may record nothing at all.
+ */
+#ifndef FLAMESTAT_TESTS_BUSY_H
+#define FLAMESTAT_TESTS_BUSY_H
+
+#include <time.h>
+
+/* Keeps this CPU busy in user space for @ms milliseconds. */
+static inline void burn_cpu_ms(long ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long sink = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+#endif
