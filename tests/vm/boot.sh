@@ -81,10 +81,9 @@ if [ $icount = 1 ]; then
 fi
 
 mkdir -p "$out"
+# What a previous run left; boot_once starts each boot's own files afresh.
 rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$out/disk.img" \
 	"$out/registers.txt" "$out/hung-boot"
-: >"$out/console.log"
-: >"$out/channel.log"
 
 accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
 # Not "quiet": a guest that hangs while booting shows how far it got on the
