@@ -137,17 +137,20 @@ wl hostile32 -m chain 1 >/dev/null || not_ok "hostile32 -m chain exited with sta
 /opt/workloads/snapdump >"$FS_TMP/chain32.dump" || not_ok "snapdump of the 32-bit chain"
 # Every PROC record h32-chain's stacks name must say COMPAT.
 # A process that is not says which (its tgid and comm against the stacks').
-expect_eq "h32-chain's processes are marked COMPAT" "$(awk '
-	$1 == "proc" { split($2, a, "="); pf[a[2]] = $4; who[a[2]] = $3 " " $5 }
-	$1 == "stack" && / comm=h32-chain / && $4 != "proc=0" {
-		split($4, a, "="); ids[a[2]] = 1; st[a[2]] = $3; cnt[a[2]] += substr($2, 7)
+expect_eq "h32-chain's processes are marked COMPAT" "$(awk "$FS_AWK_FIELDS"'
+	$1 == "proc" { fields(f); pf[f["id"]] = f["flags"]; who[f["id"]] = "tgid=" f["tgid"] " comm=" f["comm"] }
+	$1 == "stack" && / comm=h32-chain / {
+		fields(f)
+		if (f["proc"] != "0") {
+			ids[f["proc"]] = 1; st[f["proc"]] = f["tgid"]; cnt[f["proc"]] += f["count"]
+		}
 	}
 	END {
 		for (id in ids) {
 			n++
 			if (!(id in pf)) bad = bad " " id ":none"
-			else if (pf[id] !~ /^flags=0x[0-9a-f]*[2367abef]$/)
-				bad = bad " " id ":" pf[id] " (" who[id] "; its h32-chain stacks: " st[id] ", " cnt[id] " samples)"
+			else if (pf[id] !~ /^0x[0-9a-f]*[2367abef]$/)
+				bad = bad " " id ":flags=" pf[id] " (" who[id] "; its h32-chain stacks: tgid=" st[id] ", " cnt[id] " samples)"
 		}
 		print n ? (bad ? "not COMPAT:" bad : "COMPAT") : "no stack"
 	}' "$FS_TMP/chain32.dump")" COMPAT
