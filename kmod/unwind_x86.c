@@ -2,8 +2,9 @@
 /*
  * x86 stack walks for the sampler: the interrupted kernel stack through the
  * kernel's own unwinder (ORC or frame pointers, as perf_callchain_kernel
- * does) and the user stack by following frame pointers with NMI-safe user
- * copies (as perf_callchain_user does), 32-bit compat tasks included.
+ * does) and the user stack by following frame pointers with range-checked
+ * user loads, page faults disabled (as perf_callchain_user does), tasks in
+ * 32-bit mode included.
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
