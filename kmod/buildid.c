@@ -16,25 +16,25 @@
 #define NT_GNU_BUILD_ID	3
 #endif
 
-#define FS_MAX_PHDRS	64
-#define FS_MAX_NOTES	4096	/* bytes of PT_NOTE read per segment */
+#define FST_MAX_PHDRS	64
+#define FST_MAX_NOTES	4096	/* bytes of PT_NOTE read per segment */
 
 /* The fields we need, from either ELF class. */
-struct fs_phdr {
+struct fst_phdr {
 	u32 type;
 	u64 offset;
 	u64 filesz;
 	u64 align;
 };
 
-static int fs_read_exact(struct file *file, void *buf, size_t len, loff_t pos)
+static int fst_read_exact(struct file *file, void *buf, size_t len, loff_t pos)
 {
 	ssize_t n = kernel_read(file, buf, len, &pos);
 
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
-static bool fs_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
+static bool fst_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
 			   u32 *size)
 {
 	const u8 *end = p + len;
@@ -64,31 +64,31 @@ static bool fs_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
 }
 
 /* Process context. Returns 0 with the build-id in @id, or -errno. */
-int fs_read_build_id(struct file *file, u8 *id, u32 *size)
+int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 {
 	union {
 		Elf32_Ehdr e32;
 		Elf64_Ehdr e64;
 	} eh;
-	struct fs_phdr *ph;
+	struct fst_phdr *ph;
 	u32 phnum, i;
 	bool is64;
 	void *buf;
 	int err;
 
 	*size = 0;
-	if (fs_read_exact(file, &eh, sizeof(eh.e32), 0) ||
+	if (fst_read_exact(file, &eh, sizeof(eh.e32), 0) ||
 	    memcmp(eh.e32.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e32.e_ident[EI_DATA] != ELFDATA2LSB)
 		return -ENOEXEC;
 	is64 = eh.e32.e_ident[EI_CLASS] == ELFCLASS64;
 	if (!is64 && eh.e32.e_ident[EI_CLASS] != ELFCLASS32)
 		return -ENOEXEC;
-	if (is64 && fs_read_exact(file, &eh, sizeof(eh.e64), 0))
+	if (is64 && fst_read_exact(file, &eh, sizeof(eh.e64), 0))
 		return -ENOEXEC;
 
 	phnum = is64 ? eh.e64.e_phnum : eh.e32.e_phnum;
-	if (!phnum || phnum > FS_MAX_PHDRS)
+	if (!phnum || phnum > FST_MAX_PHDRS)
 		return -ENOEXEC;
 	ph = kmalloc_array(phnum, sizeof(*ph), GFP_KERNEL);
 	buf = kmalloc_array(phnum, sizeof(Elf64_Phdr), GFP_KERNEL);
@@ -101,36 +101,36 @@ int fs_read_build_id(struct file *file, u8 *id, u32 *size)
 		Elf64_Phdr *p = buf;
 
 		err = eh.e64.e_phentsize != sizeof(*p) ? -ENOEXEC :
-		      fs_read_exact(file, p, phnum * sizeof(*p),
+		      fst_read_exact(file, p, phnum * sizeof(*p),
 				    eh.e64.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
-			ph[i] = (struct fs_phdr){ p[i].p_type, p[i].p_offset,
+			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };
 	} else {
 		Elf32_Phdr *p = buf;
 
 		err = eh.e32.e_phentsize != sizeof(*p) ? -ENOEXEC :
-		      fs_read_exact(file, p, phnum * sizeof(*p),
+		      fst_read_exact(file, p, phnum * sizeof(*p),
 				    eh.e32.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
-			ph[i] = (struct fs_phdr){ p[i].p_type, p[i].p_offset,
+			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };
 	}
 	kfree(buf);
-	buf = err ? NULL : kmalloc(FS_MAX_NOTES, GFP_KERNEL);
+	buf = err ? NULL : kmalloc(FST_MAX_NOTES, GFP_KERNEL);
 	if (!buf) {
 		kfree(ph);
 		return err ?: -ENOMEM;
 	}
 	err = -ENOENT;
 	for (i = 0; i < phnum; i++) {
-		size_t len = min_t(u64, ph[i].filesz, FS_MAX_NOTES);
+		size_t len = min_t(u64, ph[i].filesz, FST_MAX_NOTES);
 
 		if (ph[i].type != PT_NOTE || len < 12)
 			continue;
-		if (fs_read_exact(file, buf, len, ph[i].offset))
+		if (fst_read_exact(file, buf, len, ph[i].offset))
 			continue;
-		if (fs_parse_notes(buf, len, ph[i].align, id, size)) {
+		if (fst_parse_notes(buf, len, ph[i].align, id, size)) {
 			err = 0;
 			break;
 		}

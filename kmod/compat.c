@@ -5,10 +5,10 @@
 #include "flamestat.h"
 
 /* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13. */
-void fs_hrtimer_setup(struct hrtimer *t,
+void fst_hrtimer_setup(struct hrtimer *t,
 		      enum hrtimer_restart (*fn)(struct hrtimer *))
 {
-#ifdef FS_HAVE_HRTIMER_SETUP
+#ifdef FST_HAVE_HRTIMER_SETUP
 	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 #else
 	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);

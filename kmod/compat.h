@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Version-dependent kernel API in one place. The FS_HAVE_* macros come from
+ * Version-dependent kernel API in one place. The FST_HAVE_* macros come from
  * conftest.sh, which compiles a probe of each API against the target
  * headers.
  */
@@ -9,12 +9,12 @@
 
 #include <linux/mm.h>
 
-#ifdef FS_HAVE_FOR_EACH_VMA
-#define FS_VMA_ITER_DECLARE(name, mm)	VMA_ITERATOR(name, mm, 0)
-#define fs_for_each_vma(name, mm, vma)	for_each_vma(name, vma)
+#ifdef FST_HAVE_FOR_EACH_VMA
+#define FST_VMA_ITER_DECLARE(name, mm)	VMA_ITERATOR(name, mm, 0)
+#define fst_for_each_vma(name, mm, vma)	for_each_vma(name, vma)
 #else
-#define FS_VMA_ITER_DECLARE(name, mm)	int name __maybe_unused = 0
-#define fs_for_each_vma(name, mm, vma)					\
+#define FST_VMA_ITER_DECLARE(name, mm)	int name __maybe_unused = 0
+#define fst_for_each_vma(name, mm, vma)					\
 	for ((vma) = (mm)->mmap; (vma); (vma) = (vma)->vm_next)
 #endif
 
@@ -23,13 +23,13 @@
  * while task->mm may already be the new, still empty, address space: no
  * user stack can be walked then.
  */
-#ifdef FS_HAVE_IN_EXECVE
-#define fs_task_in_execve(task)	((task)->in_execve)
+#ifdef FST_HAVE_IN_EXECVE
+#define fst_task_in_execve(task)	((task)->in_execve)
 #else
-#define fs_task_in_execve(task)	false
+#define fst_task_in_execve(task)	false
 #endif
 
-#ifndef FS_HAVE_MMAP_LOCK
+#ifndef FST_HAVE_MMAP_LOCK
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)
 #endif

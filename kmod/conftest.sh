@@ -3,7 +3,7 @@
 # Build-time feature tests against the target kernel's headers, so that
 # backported and newer APIs are detected rather than guessed from version
 # numbers. Usage: conftest.sh "<kernel C compiler command>". Prints the
-# -DFS_HAVE_* flags of the features that compile. Used by kmod/Kbuild.
+# -DFST_HAVE_* flags of the features that compile. Used by kmod/Kbuild.
 cc="$1"
 
 try() {
@@ -14,7 +14,7 @@ try() {
 	       -Werror=incompatible-pointer-types -Werror=int-conversion \
 	       -Wno-missing-prototypes -Wno-unused-function \
 	       -fsyntax-only -x c - >/dev/null 2>&1; then
-		printf ' -DFS_HAVE_%s' "$name"
+		printf ' -DFST_HAVE_%s' "$name"
 	fi
 }
 

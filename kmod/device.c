@@ -20,7 +20,7 @@
 
 #include "flamestat.h"
 
-extern int fs_gid;
+extern int fst_gid;
 
 /*
  * Per-open state. Life: open -> (CLAIM) -> configure/start/stop by ioctl or
@@ -28,8 +28,8 @@ extern int fs_gid;
  * after a seek to 0) or binary (SNAPSHOT builds it, READ copies it out) ->
  * close (drops the claim and both copies).
  */
-struct fs_open {
-	struct fs_text text;	/* seq_file's m->lock */
+struct fst_open {
+	struct fst_text text;	/* seq_file's m->lock */
 	struct mutex lock;	/* snap, snap_size */
 	void *snap;
 	size_t snap_size;
@@ -41,19 +41,19 @@ struct fs_open {
  * prints zeros when kptr_restrict forbids it (and is hashed when
  * kptr_restrict is 0, where CAP_SYSLOG decides), never under lockdown.
  */
-static bool fs_kaddr_visible(void)
+static bool fst_kaddr_visible(void)
 {
 	char pk[24];
 
-	if (fs_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
+	if (fst_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
 		return false;
 	snprintf(pk, sizeof(pk), "%pK", &fs);
 	return strspn(pk, "0") != strlen(pk);
 }
 
-static bool fs_may_open(void)
+static bool fst_may_open(void)
 {
-#ifdef FS_HAVE_PERFMON_CAPABLE
+#ifdef FST_HAVE_PERFMON_CAPABLE
 	if (perfmon_capable())
 		return true;
 #else
@@ -61,25 +61,25 @@ static bool fs_may_open(void)
 		return true;
 #endif
 	/* group= was given at load time, in the initial user namespace. */
-	return fs_gid >= 0 && in_group_p(make_kgid(&init_user_ns, fs_gid));
+	return fst_gid >= 0 && in_group_p(make_kgid(&init_user_ns, fst_gid));
 }
 
-static int fs_open(struct inode *inode, struct file *file)
+static int fst_open(struct inode *inode, struct file *file)
 {
-	struct fs_open *op;
+	struct fst_open *op;
 	int err;
 
-	if (!fs_may_open())
+	if (!fst_may_open())
 		return -EPERM;
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	if (!op)
 		return -ENOMEM;
 	mutex_init(&op->lock);
-	op->kaddr_ok = fs_kaddr_visible();
+	op->kaddr_ok = fst_kaddr_visible();
 	op->text.kaddr_ok = op->kaddr_ok;
 	/* misc_open() left the miscdevice here; seq_open() wants it empty. */
 	file->private_data = NULL;
-	err = seq_open(file, &fs_text_seq_ops);
+	err = seq_open(file, &fst_text_seq_ops);
 	if (err) {
 		kfree(op);
 		return err;
@@ -88,40 +88,40 @@ static int fs_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static struct fs_open *fs_open_of(struct file *file)
+static struct fst_open *fst_open_of(struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
-	return container_of((struct fs_text *)m->private, struct fs_open,
+	return container_of((struct fst_text *)m->private, struct fst_open,
 			    text);
 }
 
-static int fs_release(struct inode *inode, struct file *file)
+static int fst_release(struct inode *inode, struct file *file)
 {
-	struct fs_open *op = fs_open_of(file);
+	struct fst_open *op = fst_open_of(file);
 
 	mutex_lock(&fs.ctl_lock);
 	if (fs.claim == file)
 		fs.claim = NULL;
 	mutex_unlock(&fs.ctl_lock);
 	if (op->text.have_copy)
-		fs_copy_release(&op->text.copy);
+		fst_copy_release(&op->text.copy);
 	vfree(op->snap);
 	kfree(op);
 	return seq_release(inode, file);
 }
 
 /* A seek to 0 makes the next read take a fresh copy. */
-static loff_t fs_llseek(struct file *file, loff_t off, int whence)
+static loff_t fst_llseek(struct file *file, loff_t off, int whence)
 {
 	struct seq_file *m = file->private_data;
-	struct fs_open *op = fs_open_of(file);
+	struct fst_open *op = fst_open_of(file);
 	loff_t ret = seq_lseek(file, off, whence);
 
 	if (ret == 0) {
 		mutex_lock(&m->lock);
 		if (op->text.have_copy) {
-			fs_copy_release(&op->text.copy);
+			fst_copy_release(&op->text.copy);
 			op->text.have_copy = false;
 		}
 		mutex_unlock(&m->lock);
@@ -130,7 +130,7 @@ static loff_t fs_llseek(struct file *file, loff_t off, int whence)
 }
 
 /* ctl_lock held: may @file change the profiler's state? */
-static int fs_may_control(struct file *file)
+static int fst_may_control(struct file *file)
 {
 	lockdep_assert_held(&fs.ctl_lock);
 	if (!(file->f_mode & FMODE_WRITE))
@@ -140,17 +140,17 @@ static int fs_may_control(struct file *file)
 	return 0;
 }
 
-enum fs_cmd_op { FS_CMD_START, FS_CMD_STOP, FS_CMD_RESET, FS_CMD_FREQ };
+enum fst_cmd_op { FST_CMD_START, FST_CMD_STOP, FST_CMD_RESET, FST_CMD_FREQ };
 
-struct fs_cmd {
-	enum fs_cmd_op op;
+struct fst_cmd {
+	enum fst_cmd_op op;
 	u32 arg;
 };
 
-#define FS_MAX_CMDS	8
+#define FST_MAX_CMDS	8
 
 /* Parses "start", "stop", "reset", "freq=N", one per line. */
-static int fs_parse_cmds(char *buf, struct fs_cmd *cmds, int *nr)
+static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 {
 	char *line;
 
@@ -159,16 +159,16 @@ static int fs_parse_cmds(char *buf, struct fs_cmd *cmds, int *nr)
 		line = strim(line);
 		if (!*line)
 			continue;
-		if (*nr == FS_MAX_CMDS)
+		if (*nr == FST_MAX_CMDS)
 			return -EINVAL;
 		if (!strcmp(line, "start")) {
-			cmds[*nr].op = FS_CMD_START;
+			cmds[*nr].op = FST_CMD_START;
 		} else if (!strcmp(line, "stop")) {
-			cmds[*nr].op = FS_CMD_STOP;
+			cmds[*nr].op = FST_CMD_STOP;
 		} else if (!strcmp(line, "reset")) {
-			cmds[*nr].op = FS_CMD_RESET;
+			cmds[*nr].op = FST_CMD_RESET;
 		} else if (!strncmp(line, "freq=", 5)) {
-			cmds[*nr].op = FS_CMD_FREQ;
+			cmds[*nr].op = FST_CMD_FREQ;
 			if (kstrtou32(line + 5, 10, &cmds[*nr].arg) ||
 			    cmds[*nr].arg < FLAMESTAT_MIN_FREQ ||
 			    cmds[*nr].arg > FLAMESTAT_MAX_FREQ)
@@ -182,10 +182,10 @@ static int fs_parse_cmds(char *buf, struct fs_cmd *cmds, int *nr)
 }
 
 /* Every command is checked before any is applied. */
-static ssize_t fs_write(struct file *file, const char __user *ubuf,
+static ssize_t fst_write(struct file *file, const char __user *ubuf,
 			size_t len, loff_t *ppos)
 {
-	struct fs_cmd cmds[FS_MAX_CMDS];
+	struct fst_cmd cmds[FST_MAX_CMDS];
 	char buf[128];
 	int nr, i, err;
 
@@ -196,25 +196,25 @@ static ssize_t fs_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	err = fs_parse_cmds(buf, cmds, &nr);
+	err = fst_parse_cmds(buf, cmds, &nr);
 	if (err)
 		return err;
 
 	mutex_lock(&fs.ctl_lock);
-	err = fs_may_control(file);
+	err = fst_may_control(file);
 	for (i = 0; !err && i < nr; i++) {
 		switch (cmds[i].op) {
-		case FS_CMD_START:
-			err = fs_start();
+		case FST_CMD_START:
+			err = fst_start();
 			break;
-		case FS_CMD_STOP:
-			fs_stop();
+		case FST_CMD_STOP:
+			fst_stop();
 			break;
-		case FS_CMD_RESET:
-			err = fs_reset();
+		case FST_CMD_RESET:
+			err = fst_reset();
 			break;
-		case FS_CMD_FREQ:
-			err = fs_set_freq(cmds[i].arg);
+		case FST_CMD_FREQ:
+			err = fst_set_freq(cmds[i].arg);
 			break;
 		}
 	}
@@ -222,10 +222,10 @@ static ssize_t fs_write(struct file *file, const char __user *ubuf,
 	return err ?: len;
 }
 
-static long fs_ioc_set_config(struct file *file, void __user *arg)
+static long fst_ioc_set_config(struct file *file, void __user *arg)
 {
 	struct flamestat_config *u;
-	struct fs_cfg *cfg;
+	struct fst_cfg *cfg;
 	long err;
 
 	u = kmalloc(sizeof(*u), GFP_KERNEL);
@@ -238,11 +238,11 @@ static long fs_ioc_set_config(struct file *file, void __user *arg)
 		err = -EFAULT;
 		goto out;
 	}
-	err = fs_cfg_from_user(cfg, u);
+	err = fst_cfg_from_user(cfg, u);
 	if (err)
 		goto out;
 	mutex_lock(&fs.ctl_lock);
-	err = fs_may_control(file) ?: fs_set_config(cfg);
+	err = fst_may_control(file) ?: fst_set_config(cfg);
 	mutex_unlock(&fs.ctl_lock);
 out:
 	kfree(u);
@@ -250,7 +250,7 @@ out:
 	return err;
 }
 
-static long fs_ioc_get_config(void __user *arg)
+static long fst_ioc_get_config(void __user *arg)
 {
 	struct flamestat_config *u = kmalloc(sizeof(*u), GFP_KERNEL);
 	long err = 0;
@@ -258,7 +258,7 @@ static long fs_ioc_get_config(void __user *arg)
 	if (!u)
 		return -ENOMEM;
 	mutex_lock(&fs.ctl_lock);
-	fs_cfg_to_user(&fs.cfg, u);
+	fst_cfg_to_user(&fs.cfg, u);
 	mutex_unlock(&fs.ctl_lock);
 	if (copy_to_user(arg, u, sizeof(*u)))
 		err = -EFAULT;
@@ -266,25 +266,25 @@ static long fs_ioc_get_config(void __user *arg)
 	return err;
 }
 
-static long fs_ioc_stats(void __user *arg)
+static long fst_ioc_stats(void __user *arg)
 {
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
 	long err = 0;
 
 	if (!st)
 		return -ENOMEM;
-	fs_get_stats(st);
+	fst_get_stats(st);
 	if (copy_to_user(arg, st, sizeof(*st)))
 		err = -EFAULT;
 	kfree(st);
 	return err;
 }
 
-static long fs_ioc_snapshot(struct file *file, void __user *arg)
+static long fst_ioc_snapshot(struct file *file, void __user *arg)
 {
-	struct fs_open *op = fs_open_of(file);
+	struct fst_open *op = fst_open_of(file);
 	struct flamestat_snapshot req;
-	struct fs_copy copy;
+	struct fst_copy copy;
 	size_t size = 0;
 	void *buf = NULL;
 	long err;
@@ -296,16 +296,16 @@ static long fs_ioc_snapshot(struct file *file, void __user *arg)
 	if (req.flags & FLAMESTAT_SNAP_CLEAR) {
 		/* Clearing takes the samples away from everyone else. */
 		mutex_lock(&fs.ctl_lock);
-		err = fs_may_control(file);
+		err = fst_may_control(file);
 		mutex_unlock(&fs.ctl_lock);
 		if (err)
 			return err;
 	}
-	err = fs_copy_take(&copy, req.flags & FLAMESTAT_SNAP_CLEAR);
+	err = fst_copy_take(&copy, req.flags & FLAMESTAT_SNAP_CLEAR);
 	if (err)
 		return err;
-	err = fs_snapshot_build(&copy, op->kaddr_ok, &buf, &size);
-	fs_copy_release(&copy);
+	err = fst_snapshot_build(&copy, op->kaddr_ok, &buf, &size);
+	fst_copy_release(&copy);
 	if (err)
 		return err;
 
@@ -318,9 +318,9 @@ static long fs_ioc_snapshot(struct file *file, void __user *arg)
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-static long fs_ioc_read(struct file *file, void __user *arg)
+static long fst_ioc_read(struct file *file, void __user *arg)
 {
-	struct fs_open *op = fs_open_of(file);
+	struct fst_open *op = fst_open_of(file);
 	struct flamestat_read rd;
 	long err = 0;
 	u64 n;
@@ -350,35 +350,35 @@ out:
 	return err;
 }
 
-static long fs_ioc_version(void __user *arg)
+static long fst_ioc_version(void __user *arg)
 {
 	struct flamestat_version v = {
 		.abi_version = FLAMESTAT_ABI_VERSION,
 		.nr_cpu_ids = nr_cpu_ids,
 	};
 
-	strscpy(v.module_version, FS_VERSION, sizeof(v.module_version));
+	strscpy(v.module_version, FST_VERSION, sizeof(v.module_version));
 	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
-static long fs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	long err;
 
 	switch (cmd) {
 	case FLAMESTAT_IOC_VERSION:
-		return fs_ioc_version(uarg);
+		return fst_ioc_version(uarg);
 	case FLAMESTAT_IOC_GET_CONFIG:
-		return fs_ioc_get_config(uarg);
+		return fst_ioc_get_config(uarg);
 	case FLAMESTAT_IOC_SET_CONFIG:
-		return fs_ioc_set_config(file, uarg);
+		return fst_ioc_set_config(file, uarg);
 	case FLAMESTAT_IOC_GET_STATS:
-		return fs_ioc_stats(uarg);
+		return fst_ioc_stats(uarg);
 	case FLAMESTAT_IOC_SNAPSHOT:
-		return fs_ioc_snapshot(file, uarg);
+		return fst_ioc_snapshot(file, uarg);
 	case FLAMESTAT_IOC_READ:
-		return fs_ioc_read(file, uarg);
+		return fst_ioc_read(file, uarg);
 	case FLAMESTAT_IOC_START:
 	case FLAMESTAT_IOC_STOP:
 	case FLAMESTAT_IOC_RESET:
@@ -390,18 +390,18 @@ static long fs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 
 	mutex_lock(&fs.ctl_lock);
-	err = fs_may_control(file);
+	err = fst_may_control(file);
 	if (err)
 		goto out;
 	switch (cmd) {
 	case FLAMESTAT_IOC_START:
-		err = fs_start();
+		err = fst_start();
 		break;
 	case FLAMESTAT_IOC_STOP:
-		fs_stop();
+		fst_stop();
 		break;
 	case FLAMESTAT_IOC_RESET:
-		err = fs_reset();
+		err = fst_reset();
 		break;
 	case FLAMESTAT_IOC_CLAIM:
 		fs.claim = file;
@@ -418,14 +418,14 @@ out:
 	return err;
 }
 
-static const struct file_operations fs_fops = {
+static const struct file_operations fst_fops = {
 	.owner = THIS_MODULE,
-	.open = fs_open,
-	.release = fs_release,
+	.open = fst_open,
+	.release = fst_release,
 	.read = seq_read,
-	.llseek = fs_llseek,
-	.write = fs_write,
-	.unlocked_ioctl = fs_ioctl,
+	.llseek = fst_llseek,
+	.write = fst_write,
+	.unlocked_ioctl = fst_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
@@ -442,7 +442,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 
 	if (!st)
 		return -ENOMEM;
-	fs_get_stats(st);
+	fst_get_stats(st);
 	n = sysfs_emit(buf,
 		       "running %u\nsamples %llu\nrecorded %llu\n",
 		       !!(st->state & FLAMESTAT_STATE_RUNNING), st->samples,
@@ -467,17 +467,17 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 #endif
 static DEVICE_ATTR_ADMIN_RO(stats);
 
-static struct attribute *fs_attrs[] = {
+static struct attribute *fst_attrs[] = {
 	&dev_attr_stats.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(fs);
+ATTRIBUTE_GROUPS(fst);
 
-static struct miscdevice fs_misc = {
+static struct miscdevice fst_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "flamestat",
-	.fops = &fs_fops,
-	.groups = fs_groups,
+	.fops = &fst_fops,
+	.groups = fst_groups,
 	.mode = 0600,
 };
 
@@ -486,11 +486,11 @@ static struct miscdevice fs_misc = {
  * root:root, and no miscdevice field names a group, so set it on the node
  * the way chown(2) would. Process context (module init).
  */
-static void fs_device_set_group(void)
+static void fst_device_set_group(void)
 {
 	struct iattr attr = {
 		.ia_valid = ATTR_GID | ATTR_MODE,
-		.ia_gid = make_kgid(&init_user_ns, fs_gid),
+		.ia_gid = make_kgid(&init_user_ns, fst_gid),
 		.ia_mode = S_IFCHR | 0660,
 	};
 	struct path path;
@@ -499,17 +499,17 @@ static void fs_device_set_group(void)
 
 	if (!gid_valid(attr.ia_gid)) {
 		pr_warn("group=%d is not a valid gid; /dev/flamestat stays root-only\n",
-			fs_gid);
+			fst_gid);
 		return;
 	}
 	err = kern_path(FLAMESTAT_DEVICE, 0, &path);
 	if (err) {
 		pr_warn("group=%d: %s not found (%d); set its group by hand or with a udev rule\n",
-			fs_gid, FLAMESTAT_DEVICE, err);
+			fst_gid, FLAMESTAT_DEVICE, err);
 		return;
 	}
 	inode = d_inode(path.dentry);
-	if (!S_ISCHR(inode->i_mode) || inode->i_rdev != fs_misc.this_device->devt) {
+	if (!S_ISCHR(inode->i_mode) || inode->i_rdev != fst_misc.this_device->devt) {
 		pr_warn("%s is not this device; group not set\n",
 			FLAMESTAT_DEVICE);
 		goto out;
@@ -518,9 +518,9 @@ static void fs_device_set_group(void)
 	if (err)
 		goto out_warn;
 	inode_lock(inode);
-#if defined(FS_HAVE_NOTIFY_CHANGE_IDMAP)
+#if defined(FST_HAVE_NOTIFY_CHANGE_IDMAP)
 	err = notify_change(&nop_mnt_idmap, path.dentry, &attr, NULL);
-#elif defined(FS_HAVE_NOTIFY_CHANGE_USERNS)
+#elif defined(FST_HAVE_NOTIFY_CHANGE_USERNS)
 	err = notify_change(&init_user_ns, path.dentry, &attr, NULL);
 #else
 	err = notify_change(path.dentry, &attr, NULL);
@@ -529,27 +529,27 @@ static void fs_device_set_group(void)
 	mnt_drop_write(path.mnt);
 out_warn:
 	if (err)
-		pr_warn("group=%d: could not change %s (%d)\n", fs_gid,
+		pr_warn("group=%d: could not change %s (%d)\n", fst_gid,
 			FLAMESTAT_DEVICE, err);
 out:
 	path_put(&path);
 }
 
-int fs_device_register(void)
+int fst_device_register(void)
 {
 	int err;
 
-	if (fs_gid >= 0)
-		fs_misc.mode = 0660;
-	err = misc_register(&fs_misc);
+	if (fst_gid >= 0)
+		fst_misc.mode = 0660;
+	err = misc_register(&fst_misc);
 	if (err)
 		return err;
-	if (fs_gid >= 0)
-		fs_device_set_group();
+	if (fst_gid >= 0)
+		fst_device_set_group();
 	return 0;
 }
 
-void fs_device_unregister(void)
+void fst_device_unregister(void)
 {
-	misc_deregister(&fs_misc);
+	misc_deregister(&fst_misc);
 }

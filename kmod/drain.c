@@ -16,79 +16,79 @@
 
 #include "flamestat.h"
 
-#define FS_DRAIN_INTERVAL	HZ
+#define FST_DRAIN_INTERVAL	HZ
 
 /* fs.agg_lock held. Moves everything in @src into the merged table. */
-static void fs_merge(struct fs_table *src)
+static void fst_merge(struct fst_table *src)
 {
-	struct fs_table *agg = &fs.agg;
-	struct fs_entry *e;
+	struct fst_table *agg = &fs.agg;
+	struct fst_entry *e;
 	u32 off;
 
 	lockdep_assert_held(&fs.agg_lock);
 	if (!src->counts.samples && !src->nr_entries)
 		return;
-	fs_counts_add(&agg->counts, &src->counts);
-	fs_table_for_each(src, e, off) {
-		if (fs_table_add(agg, e, e->count) < 0) {
+	fst_counts_add(&agg->counts, &src->counts);
+	fst_table_for_each(src, e, off) {
+		if (fst_table_add(agg, e, e->count) < 0) {
 			/* Taken and walked, but there is no room to keep it. */
 			agg->counts.recorded -= e->count;
 			agg->counts.dropped[FLAMESTAT_DROP_TABLE_FULL] +=
 				e->count;
 		}
 	}
-	fs_table_clear(src);
+	fst_table_clear(src);
 }
 
 /* Process context, fs.agg_lock held. */
-void fs_drain(void)
+void fst_drain(void)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&fs.agg_lock);
 	cpus_read_lock();
 	/* After this, no timer writes to the table it used before. */
-	on_each_cpu_mask(cpu_online_mask, fs_cpu_swap, NULL, true);
+	on_each_cpu_mask(cpu_online_mask, fst_cpu_swap, NULL, true);
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
 		if (!c->ready)
 			continue;
 		if (cpu_online(cpu)) {
-			fs_merge(&c->tab[c->active ^ 1]);
+			fst_merge(&c->tab[c->active ^ 1]);
 		} else {
 			/* No timer runs here: both tables are ours. */
-			fs_merge(&c->tab[0]);
-			fs_merge(&c->tab[1]);
+			fst_merge(&c->tab[0]);
+			fst_merge(&c->tab[1]);
 		}
 	}
 	cpus_read_unlock();
 }
 
-void fs_drain_work_fn(struct work_struct *work)
+void fst_drain_work_fn(struct work_struct *work)
 {
-	struct fs_procdb *db;
+	struct fst_procdb *db;
 
 	mutex_lock(&fs.agg_lock);
-	fs_drain();
+	fst_drain();
 	db = fs.procdb;
-	fs_procdb_get(db);
+	fst_procdb_get(db);
 	mutex_unlock(&fs.agg_lock);
 
-	fs_procdb_maintain(db, false);
-	fs_procdb_put(db);
+	fst_procdb_maintain(db, false);
+	fst_procdb_put(db);
 	if (READ_ONCE(fs.running))
-		mod_delayed_work(system_wq, &fs.drain_work, FS_DRAIN_INTERVAL);
+		mod_delayed_work(system_wq, &fs.drain_work, FST_DRAIN_INTERVAL);
 }
 
 /* Any context, hard-irq included (mod_delayed_work is irq-safe). */
-void fs_kick_drain(void)
+void fst_kick_drain(void)
 {
 	mod_delayed_work(system_wq, &fs.drain_work, 0);
 }
 
 /* ctl_lock held: CPUs the configuration samples that can run a timer. */
-static u32 fs_nr_sampled_cpus(void)
+static u32 fst_nr_sampled_cpus(void)
 {
 	unsigned int cpu;
 	u32 n = 0;
@@ -96,7 +96,7 @@ static u32 fs_nr_sampled_cpus(void)
 	lockdep_assert_held(&fs.ctl_lock);
 	cpus_read_lock();
 	for_each_cpu_and(cpu, &fs.cfg.cpus, cpu_online_mask)
-		n += per_cpu_ptr(fs_cpus, cpu)->ready;
+		n += per_cpu_ptr(fst_cpus, cpu)->ready;
 	cpus_read_unlock();
 	return n;
 }
@@ -106,23 +106,23 @@ static u32 fs_nr_sampled_cpus(void)
  * for one reader; with @clear, the merged table and its counters restart
  * from zero, so consecutive copies partition the samples.
  */
-int fs_copy_take(struct fs_copy *copy, bool clear)
+int fst_copy_take(struct fst_copy *copy, bool clear)
 {
-	struct fs_procdb *db;
+	struct fst_procdb *db;
 	int err = 0;
 
 	memset(copy, 0, sizeof(*copy));
 	/* Current maps first, so the copy's user frames resolve. */
 	mutex_lock(&fs.agg_lock);
 	db = fs.procdb;
-	fs_procdb_get(db);
+	fst_procdb_get(db);
 	mutex_unlock(&fs.agg_lock);
-	fs_procdb_maintain(db, true);
-	fs_procdb_put(db);
+	fst_procdb_maintain(db, true);
+	fst_procdb_put(db);
 
 	mutex_lock(&fs.ctl_lock);
 	mutex_lock(&fs.agg_lock);
-	fs_drain();
+	fst_drain();
 	/* A reader's copy may fail, but never wake the OOM killer. */
 	copy->arena = __vmalloc(max_t(size_t, fs.agg.used, 1) * sizeof(u64),
 				GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
@@ -135,14 +135,14 @@ int fs_copy_take(struct fs_copy *copy, bool clear)
 	copy->nr_entries = fs.agg.nr_entries;
 	copy->counts = fs.agg.counts;
 	copy->procdb = fs.procdb;
-	fs_procdb_get(copy->procdb);
+	fst_procdb_get(copy->procdb);
 	copy->cfg = fs.cfg;
-	copy->running_ns = fs_running_ns();
+	copy->running_ns = fst_running_ns();
 	copy->boottime_ns = ktime_get_boottime_ns();
-	copy->lockdown = fs.lockdown || fs_locked_down();
-	copy->nr_cpus = fs_nr_sampled_cpus();
+	copy->lockdown = fs.lockdown || fst_locked_down();
+	copy->nr_cpus = fst_nr_sampled_cpus();
 	if (clear) {
-		fs_table_clear(&fs.agg);
+		fst_table_clear(&fs.agg);
 		fs.run_total_ns = 0;
 		if (fs.running)
 			fs.run_start_ns = ktime_get_ns();
@@ -153,14 +153,14 @@ out:
 	return err;
 }
 
-void fs_copy_release(struct fs_copy *copy)
+void fst_copy_release(struct fst_copy *copy)
 {
 	vfree(copy->arena);
-	fs_procdb_put(copy->procdb);
+	fst_procdb_put(copy->procdb);
 	memset(copy, 0, sizeof(*copy));
 }
 
-void fs_stats_fill(struct flamestat_stats *st, const struct fs_counts *c)
+void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c)
 {
 	int i;
 
@@ -182,17 +182,17 @@ void fs_stats_fill(struct flamestat_stats *st, const struct fs_counts *c)
 }
 
 /* Process context. Exact: folds every CPU's pending samples in first. */
-void fs_get_stats(struct flamestat_stats *st)
+void fst_get_stats(struct flamestat_stats *st)
 {
-	struct fs_procdb *db;
+	struct fst_procdb *db;
 	unsigned int cpu;
 	u64 used = 0, total = 0;
 
 	memset(st, 0, sizeof(*st));
 	mutex_lock(&fs.ctl_lock);
 	mutex_lock(&fs.agg_lock);
-	fs_drain();
-	fs_stats_fill(st, &fs.agg.counts);
+	fst_drain();
+	fst_stats_fill(st, &fs.agg.counts);
 	st->stacks = fs.agg.nr_entries;
 	db = fs.procdb;
 	st->procs = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
@@ -200,23 +200,23 @@ void fs_get_stats(struct flamestat_stats *st)
 
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
 		if (!c->ready)
 			continue;
-		total += fs_table_bytes(&c->tab[0]) + fs_table_bytes(&c->tab[1]);
+		total += fst_table_bytes(&c->tab[0]) + fst_table_bytes(&c->tab[1]);
 		used += (c->tab[0].used + c->tab[1].used) * sizeof(u64);
 	}
 	cpus_read_unlock();
-	st->nr_cpus = fs.running ? fs_nr_sampled_cpus() : 0;
-	total += fs_table_bytes(&fs.agg) + fs_procdb_bytes(db) + db->mem_max;
-	used += fs.agg.used * sizeof(u64) + fs_procdb_bytes(db) +
+	st->nr_cpus = fs.running ? fst_nr_sampled_cpus() : 0;
+	total += fst_table_bytes(&fs.agg) + fst_procdb_bytes(db) + db->mem_max;
+	used += fs.agg.used * sizeof(u64) + fst_procdb_bytes(db) +
 		atomic_long_read(&db->mem_used);
 	st->mem_used = used;
 	st->mem_total = total;
-	st->running_ns = fs_running_ns();
+	st->running_ns = fst_running_ns();
 	st->state = (fs.running ? FLAMESTAT_STATE_RUNNING : 0) |
-		    (fs.lockdown || fs_locked_down() ?
+		    (fs.lockdown || fst_locked_down() ?
 		     FLAMESTAT_STATE_LOCKDOWN : 0) |
 		    (fs.claim ? FLAMESTAT_STATE_CLAIMED : 0);
 	mutex_unlock(&fs.agg_lock);

@@ -35,7 +35,7 @@ struct task_struct;
  * after the other; frames[] holds nr_kernel then nr_user frames, leaf first.
  * Everything from tgid to the last frame is the key.
  */
-struct fs_entry {
+struct fst_entry {
 	u32 next;		/* arena word of the next entry in the bucket */
 	u32 hash;
 	u64 count;
@@ -51,15 +51,15 @@ struct fs_entry {
 	u64 frames[];
 };
 
-#define FS_ENTRY_HDR_WORDS	(sizeof(struct fs_entry) / sizeof(u64))
+#define FST_ENTRY_HDR_WORDS	(sizeof(struct fst_entry) / sizeof(u64))
 
-static inline u32 fs_entry_words(const struct fs_entry *e)
+static inline u32 fst_entry_words(const struct fst_entry *e)
 {
-	return FS_ENTRY_HDR_WORDS + e->nr_kernel + e->nr_user;
+	return FST_ENTRY_HDR_WORDS + e->nr_kernel + e->nr_user;
 }
 
 /* Counters that add up when tables are merged (see struct flamestat_stats). */
-struct fs_counts {
+struct fst_counts {
 	u64 samples;
 	u64 recorded;
 	u64 dropped[FLAMESTAT_NR_DROPS];
@@ -75,42 +75,42 @@ struct fs_counts {
 	u64 cost_hist[FLAMESTAT_COST_BUCKETS];
 };
 
-struct fs_table {
+struct fst_table {
 	u32 *buckets;		/* arena word of the first entry, 0: empty */
 	u64 *arena;		/* word 0 unused so that 0 means "none" */
 	u32 nr_buckets;		/* power of two */
 	u32 arena_words;
 	u32 used;		/* arena words in use, >= 1 */
 	u32 nr_entries;
-	struct fs_counts counts; /* of the samples that went to this table */
+	struct fst_counts counts; /* of the samples that went to this table */
 };
 
-int fs_table_init(struct fs_table *t, size_t bytes, int node);
-void fs_table_free(struct fs_table *t);
-void fs_table_clear(struct fs_table *t);
-/* Frames are hashed as they are walked: h = fs_hash_frame(h, frame). */
-#define FS_HASH_SEED	0
-#define FS_HASH_MUL	0x9e3779b97f4a7c15ULL
-static inline u64 fs_hash_frame(u64 h, u64 frame)
+int fst_table_init(struct fst_table *t, size_t bytes, int node);
+void fst_table_free(struct fst_table *t);
+void fst_table_clear(struct fst_table *t);
+/* Frames are hashed as they are walked: h = fst_hash_frame(h, frame). */
+#define FST_HASH_SEED	0
+#define FST_HASH_MUL	0x9e3779b97f4a7c15ULL
+static inline u64 fst_hash_frame(u64 h, u64 frame)
 {
-	return (h ^ frame) * FS_HASH_MUL;
+	return (h ^ frame) * FST_HASH_MUL;
 }
 
-u64 fs_hash_frames(u64 h, const u64 *frames, u32 n);
-u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash);
-int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count);
-size_t fs_table_bytes(const struct fs_table *t);
-void fs_counts_add(struct fs_counts *dst, const struct fs_counts *src);
+u64 fst_hash_frames(u64 h, const u64 *frames, u32 n);
+u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash);
+int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count);
+size_t fst_table_bytes(const struct fst_table *t);
+void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);
 
-#define fs_table_for_each(t, e, off)					\
+#define fst_table_for_each(t, e, off)					\
 	for ((off) = 1;							\
 	     (off) < (t)->used &&					\
-	     ((e) = (struct fs_entry *)&(t)->arena[off], 1);		\
-	     (off) += fs_entry_words(e))
+	     ((e) = (struct fst_entry *)&(t)->arena[off], 1);		\
+	     (off) += fst_entry_words(e))
 
 /* ---- procdb.c: address spaces seen by the sampler and their maps ---- */
 
-struct fs_file {
+struct fst_file {
 	u32 id;			/* > 0 */
 	u32 build_id_size;
 	u8 build_id[FLAMESTAT_BUILD_ID_SIZE];
@@ -120,7 +120,7 @@ struct fs_file {
 	char path[];
 };
 
-struct fs_map {
+struct fst_map {
 	u64 start;
 	u64 end;
 	u64 pgoff;		/* bytes */
@@ -129,32 +129,32 @@ struct fs_map {
 	u16 generation;
 };
 
-struct fs_maps {
+struct fst_maps {
 	struct rcu_head rcu;
 	u32 nr;
-	struct fs_map map[];	/* sorted by start, non-overlapping */
+	struct fst_map map[];	/* sorted by start, non-overlapping */
 };
 
-/* struct fs_proc.bits */
+/* struct fst_proc.bits */
 enum {
-	FS_PROC_READY,		/* fields published, pins taken */
-	FS_PROC_SCAN,		/* maps need (re)reading */
-	FS_PROC_PINNED,		/* we hold an mm_users reference */
-	FS_PROC_DEAD,		/* lost an insert race; unused */
-	FS_PROC_EXITED,		/* address space gone; maps are final */
-	FS_PROC_NOMAPS,		/* maps could not be read */
-	FS_PROC_COMPAT,
+	FST_PROC_READY,		/* fields published, pins taken */
+	FST_PROC_SCAN,		/* maps need (re)reading */
+	FST_PROC_PINNED,		/* we hold an mm_users reference */
+	FST_PROC_DEAD,		/* lost an insert race; unused */
+	FST_PROC_EXITED,		/* address space gone; maps are final */
+	FST_PROC_NOMAPS,		/* maps could not be read */
+	FST_PROC_COMPAT,
 };
 
 /*
  * One address space. Created in hard-irq by the first sample of a task
- * using it (fields up to bits are written once, before FS_PROC_READY);
+ * using it (fields up to bits are written once, before FST_PROC_READY);
  * maps are (re)read by the scan worker under procdb->lock and published
  * with RCU. Slots are never reused before the procdb is thrown away, so a
  * proc id stays valid for every copy of the merged table that holds a
  * reference to its procdb.
  */
-struct fs_proc {
+struct fst_proc {
 	struct mm_struct *mm;	/* lookup key while live (mmgrab'ed); NULL after */
 	u32 id;
 	u32 idx_pos;		/* position in procdb->index */
@@ -165,52 +165,52 @@ struct fs_proc {
 	unsigned long last_seen; /* jiffies of the last sample, racy by design */
 	unsigned long last_scan; /* jiffies, procdb->lock */
 	u16 generation;		/* scans so far, procdb->lock */
-	struct fs_maps __rcu *maps;
-	/* Rescans asked for by samples (fs_procdb_check_frames). */
+	struct fst_maps __rcu *maps;
+	/* Rescans asked for by samples (fst_procdb_check_frames). */
 	u64 want_ip;		/* the uncovered address that asked, racy */
 	unsigned long backoff_until; /* jiffies; no request before */
 	unsigned long backoff;	/* jiffies, doubles while requests are wrong */
 };
 
-struct fs_procdb {
+struct fst_procdb {
 	struct kref ref;	/* the sampler's, plus one per table copy */
 	struct mutex lock;	/* maps, files, exit handling */
-	struct fs_proc *procs;	/* [max_procs] */
+	struct fst_proc *procs;	/* [max_procs] */
 	u32 *index;		/* [index_size] proc ids by hash of mm, lock-free */
 	u32 index_size;		/* power of two, >= 2 * max_procs */
 	u32 max_procs;
 	atomic_t nr_procs;	/* slots handed out, may exceed max_procs */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
-	struct fs_scan_ent *scan_buf;	/* [FS_MAX_EXEC_MAPS], lock */
+	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
 	struct hlist_head *files_hash;
-	struct fs_file **files;	/* by id - 1 */
+	struct fst_file **files;	/* by id - 1 */
 	u32 nr_files;
 	u32 max_files;
 	atomic_long_t mem_used;	/* bytes of maps and files */
 	long mem_max;
 };
 
-struct fs_cpu;
-struct fs_scan_ent;
-struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max);
-void fs_procdb_get(struct fs_procdb *db);
-void fs_procdb_put(struct fs_procdb *db);
-u32 fs_procdb_lookup_miss(struct fs_procdb *db, struct fs_cpu *c,
+struct fst_cpu;
+struct fst_scan_ent;
+struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max);
+void fst_procdb_get(struct fst_procdb *db);
+void fst_procdb_put(struct fst_procdb *db);
+u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_cpu *c,
 			  struct task_struct *task, struct mm_struct *mm,
 			  unsigned long gen, bool compat);
-void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
+void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 			    unsigned int n);
-void fs_procdb_maintain(struct fs_procdb *db, bool sync);
-const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr);
-static inline struct fs_proc *fs_procdb_proc(struct fs_procdb *db, u32 id)
+void fst_procdb_maintain(struct fst_procdb *db, bool sync);
+const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr);
+static inline struct fst_proc *fst_procdb_proc(struct fst_procdb *db, u32 id)
 {
 	if (!id || id > db->max_procs)
 		return NULL;
 	return &db->procs[id - 1];
 }
 
-static inline struct fs_file *fs_procdb_file(struct fs_procdb *db, u32 id)
+static inline struct fst_file *fst_procdb_file(struct fst_procdb *db, u32 id)
 {
 	/* Pairs with the store-release that publishes a new file. */
 	if (!id || id > smp_load_acquire(&db->nr_files))
@@ -218,16 +218,16 @@ static inline struct fs_file *fs_procdb_file(struct fs_procdb *db, u32 id)
 	return db->files[id - 1];
 }
 
-size_t fs_procdb_bytes(const struct fs_procdb *db);
+size_t fst_procdb_bytes(const struct fst_procdb *db);
 
 /* buildid.c */
-int fs_read_build_id(struct file *file, u8 *id, u32 *size);
+int fst_read_build_id(struct file *file, u8 *id, u32 *size);
 
 /* ---- sampler.c and unwind_*.c: the hard-irq side ---- */
 
-struct fs_cpu {
+struct fst_cpu {
 	struct hrtimer timer;
-	struct fs_table tab[2];
+	struct fst_table tab[2];
 	/* tab[active] is written by this CPU's timer; changed on this CPU only */
 	unsigned int active;
 	bool drain_kicked;	/* asked for a drain since the last swap */
@@ -235,25 +235,25 @@ struct fs_cpu {
 	int cpu;
 	/* Last address space seen, to skip the procdb index. */
 	struct mm_struct *cache_mm;
-	struct fs_procdb *cache_db;
+	struct fst_procdb *cache_db;
 	unsigned long cache_gen;
 	u32 cache_id;
-	struct fs_entry *scratch; /* the key being built */
+	struct fst_entry *scratch; /* the key being built */
 };
 
-unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
+unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			    unsigned int max, u32 *flags);
-unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
+unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash);
-void fs_cost_init(void);
-enum hrtimer_restart fs_timer_fn(struct hrtimer *timer);
-void fs_cpu_swap(void *unused);
-void fs_cpu_start_timer(void *unused);
+void fst_cost_init(void);
+enum hrtimer_restart fst_timer_fn(struct hrtimer *timer);
+void fst_cpu_swap(void *unused);
+void fst_cpu_start_timer(void *unused);
 
 /* ---- main.c: configuration and global state ---- */
 
 /* The configuration in force; changed only with every timer stopped. */
-struct fs_cfg {
+struct fst_cfg {
 	u32 flags;		/* FLAMESTAT_CFG_* */
 	u32 freq;
 	u16 kernel_depth;
@@ -265,9 +265,9 @@ struct fs_cfg {
 	u64 period_ns;
 };
 
-struct fs_state {
+struct fst_state {
 	struct mutex ctl_lock;	/* start/stop/config/reset/claim */
-	struct fs_cfg cfg;	/* ctl_lock + timers stopped to change */
+	struct fst_cfg cfg;	/* ctl_lock + timers stopped to change */
 	bool running;		/* ctl_lock to change; read by timers */
 	bool lockdown;		/* kernel stacks withheld for this run */
 	struct file *claim;	/* ctl_lock: the file holding control */
@@ -276,56 +276,56 @@ struct fs_state {
 	int cpuhp_state;
 
 	struct mutex agg_lock;	/* agg, drains */
-	struct fs_table agg;	/* the merged table */
-	struct fs_procdb *procdb; /* agg_lock + timers stopped to replace */
+	struct fst_table agg;	/* the merged table */
+	struct fst_procdb *procdb; /* agg_lock + timers stopped to replace */
 	struct delayed_work drain_work;
 	size_t pcpu_bytes;	/* per table, per CPU */
 	u32 max_depth_words;	/* scratch key size */
 	u32 cost_tsc_mult;	/* TSC cycles to ns (<< 24); 0: sched_clock */
 };
 
-extern struct fs_state fs;
-extern int fs_gid;		/* group= parameter, -1: none */
-extern struct fs_cpu __percpu *fs_cpus;
+extern struct fst_state fs;
+extern int fst_gid;		/* group= parameter, -1: none */
+extern struct fst_cpu __percpu *fst_cpus;
 
-int fs_cfg_from_user(struct fs_cfg *cfg, const struct flamestat_config *u);
-void fs_cfg_to_user(const struct fs_cfg *cfg, struct flamestat_config *u);
-int fs_set_config(const struct fs_cfg *cfg);
-int fs_set_freq(u32 freq);
-int fs_start(void);
-void fs_stop(void);
-int fs_reset(void);
-u64 fs_running_ns(void);
-bool fs_locked_down(void);
+int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u);
+void fst_cfg_to_user(const struct fst_cfg *cfg, struct flamestat_config *u);
+int fst_set_config(const struct fst_cfg *cfg);
+int fst_set_freq(u32 freq);
+int fst_start(void);
+void fst_stop(void);
+int fst_reset(void);
+u64 fst_running_ns(void);
+bool fst_locked_down(void);
 
 /* drain.c */
-void fs_drain(void);
-void fs_drain_work_fn(struct work_struct *work);
-void fs_kick_drain(void);
-void fs_get_stats(struct flamestat_stats *st);
+void fst_drain(void);
+void fst_drain_work_fn(struct work_struct *work);
+void fst_kick_drain(void);
+void fst_get_stats(struct flamestat_stats *st);
 
 /* A private copy of the merged table, for one reader. */
-struct fs_copy {
+struct fst_copy {
 	u64 *arena;
 	u32 used;
 	u32 nr_entries;
-	struct fs_counts counts;
-	struct fs_procdb *procdb; /* referenced */
-	struct fs_cfg cfg;
+	struct fst_counts counts;
+	struct fst_procdb *procdb; /* referenced */
+	struct fst_cfg cfg;
 	u64 running_ns;
 	u64 boottime_ns;
 	u32 nr_cpus;		/* CPUs sampled */
 	bool lockdown;
 };
 
-int fs_copy_take(struct fs_copy *copy, bool clear);
-void fs_copy_release(struct fs_copy *copy);
-void fs_stats_fill(struct flamestat_stats *st, const struct fs_counts *c);
+int fst_copy_take(struct fst_copy *copy, bool clear);
+void fst_copy_release(struct fst_copy *copy);
+void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c);
 
 /* text.c: folded text for cat */
-extern const struct seq_operations fs_text_seq_ops;
-struct fs_text {
-	struct fs_copy copy;
+extern const struct seq_operations fst_text_seq_ops;
+struct fst_text {
+	struct fst_copy copy;
 	bool have_copy;
 	bool kaddr_ok;
 	u32 pos_off;		/* arena word of the entry at pos_idx */
@@ -333,18 +333,18 @@ struct fs_text {
 };
 
 /* snapshot.c: the binary snapshot */
-int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **buf,
+int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **buf,
 		      size_t *size);
 
 /* ksym.c: kernel symbol names */
-int fs_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset);
+int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset);
 
 /* device.c */
-int fs_device_register(void);
-void fs_device_unregister(void);
+int fst_device_register(void);
+void fst_device_unregister(void);
 
 /* compat.c: version-dependent kernel API, chosen by conftest.sh */
-void fs_hrtimer_setup(struct hrtimer *t,
+void fst_hrtimer_setup(struct hrtimer *t,
 		      enum hrtimer_restart (*fn)(struct hrtimer *));
 
 #endif /* FLAMESTAT_H */

@@ -15,7 +15,7 @@
  * @buf and its offset into the symbol to @offset. Returns the name length,
  * or -ENOENT when @addr is in no known symbol.
  */
-int fs_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset)
+int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	char *plus, *slash, *mod;

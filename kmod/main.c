@@ -22,8 +22,8 @@
 
 #include "flamestat.h"
 
-struct fs_state fs;
-struct fs_cpu __percpu *fs_cpus;
+struct fst_state fs;
+struct fst_cpu __percpu *fst_cpus;
 
 /* Initial configuration; the tool changes it through the ioctls. */
 static unsigned int freq = FLAMESTAT_DEFAULT_FREQ;
@@ -88,15 +88,15 @@ static unsigned int maps_kb = 8192;
 module_param(maps_kb, uint, 0444);
 MODULE_PARM_DESC(maps_kb, "KiB for recorded maps and file names (default 8192)");
 
-int fs_gid = -1;
-module_param_named(group, fs_gid, int, 0444);
+int fst_gid = -1;
+module_param_named(group, fst_gid, int, 0444);
 MODULE_PARM_DESC(group, "gid also allowed to use /dev/flamestat (default -1: root only)");
 
 /*
  * Lockdown only ever rises, so once it says no, stop asking: every query
  * while locked down logs a notice.
  */
-bool fs_locked_down(void)
+bool fst_locked_down(void)
 {
 	static bool locked;
 
@@ -109,7 +109,7 @@ bool fs_locked_down(void)
  * Validates @u and converts it into @cfg; pids are read in the caller's pid
  * namespace (thread ids are taken as their process). Process context.
  */
-int fs_cfg_from_user(struct fs_cfg *cfg, const struct flamestat_config *u)
+int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 {
 	unsigned int i, bits = nr_cpu_ids;
 
@@ -175,7 +175,7 @@ int fs_cfg_from_user(struct fs_cfg *cfg, const struct flamestat_config *u)
 	return 0;
 }
 
-void fs_cfg_to_user(const struct fs_cfg *cfg, struct flamestat_config *u)
+void fst_cfg_to_user(const struct fst_cfg *cfg, struct flamestat_config *u)
 {
 	unsigned int cpu;
 
@@ -192,7 +192,7 @@ void fs_cfg_to_user(const struct fs_cfg *cfg, struct flamestat_config *u)
 				u->cpus[cpu / 64] |= 1ULL << (cpu % 64);
 }
 
-u64 fs_running_ns(void)
+u64 fst_running_ns(void)
 {
 	lockdep_assert_held(&fs.ctl_lock);
 	return fs.run_total_ns +
@@ -200,12 +200,12 @@ u64 fs_running_ns(void)
 }
 
 /* ctl_lock held. Starts a timer on every online CPU of the configuration. */
-int fs_start(void)
+int fst_start(void)
 {
 	lockdep_assert_held(&fs.ctl_lock);
 	if (fs.running)
 		return 0;
-	fs.lockdown = fs_locked_down();
+	fs.lockdown = fst_locked_down();
 	if (fs.lockdown && !(fs.cfg.flags & FLAMESTAT_CFG_USER))
 		return -EPERM;
 	if (fs.lockdown)
@@ -213,14 +213,14 @@ int fs_start(void)
 	cpus_read_lock();
 	WRITE_ONCE(fs.running, true);
 	fs.run_start_ns = ktime_get_ns();
-	on_each_cpu_mask(cpu_online_mask, fs_cpu_start_timer, NULL, true);
+	on_each_cpu_mask(cpu_online_mask, fst_cpu_start_timer, NULL, true);
 	cpus_read_unlock();
 	mod_delayed_work(system_wq, &fs.drain_work, HZ);
 	return 0;
 }
 
 /* ctl_lock held. Returns once no timer callback runs any more. */
-void fs_stop(void)
+void fst_stop(void)
 {
 	unsigned int cpu;
 
@@ -230,29 +230,29 @@ void fs_stop(void)
 	cpus_read_lock();
 	WRITE_ONCE(fs.running, false);
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(fs_cpus, cpu)->timer);
+		hrtimer_cancel(&per_cpu_ptr(fst_cpus, cpu)->timer);
 	cpus_read_unlock();
 	fs.run_total_ns += ktime_get_ns() - fs.run_start_ns;
 }
 
 /* ctl_lock held. Applies @cfg, restarting the timers if they ran. */
-int fs_set_config(const struct fs_cfg *cfg)
+int fst_set_config(const struct fst_cfg *cfg)
 {
 	bool was_running = fs.running;
 
 	lockdep_assert_held(&fs.ctl_lock);
-	if (was_running && fs_locked_down() &&
+	if (was_running && fst_locked_down() &&
 	    !(cfg->flags & FLAMESTAT_CFG_USER))
 		return -EPERM;
-	fs_stop();
+	fst_stop();
 	fs.cfg = *cfg;
-	return was_running ? fs_start() : 0;
+	return was_running ? fst_start() : 0;
 }
 
 /* ctl_lock held. */
-int fs_set_freq(u32 hz)
+int fst_set_freq(u32 hz)
 {
-	struct fs_cfg *cfg;
+	struct fst_cfg *cfg;
 	int err;
 
 	if (hz < FLAMESTAT_MIN_FREQ || hz > FLAMESTAT_MAX_FREQ)
@@ -262,7 +262,7 @@ int fs_set_freq(u32 hz)
 		return -ENOMEM;
 	cfg->freq = hz;
 	cfg->period_ns = div_u64(NSEC_PER_SEC + hz / 2, hz);
-	err = fs_set_config(cfg);
+	err = fst_set_config(cfg);
 	kfree(cfg);
 	return err;
 }
@@ -271,48 +271,48 @@ int fs_set_freq(u32 hz)
  * ctl_lock held. Forgets every sample, counter and process, keeping the
  * configuration; sampling pauses for the switch if it was running.
  */
-int fs_reset(void)
+int fst_reset(void)
 {
-	struct fs_procdb *old, *db;
+	struct fst_procdb *old, *db;
 	bool was_running = fs.running;
 	unsigned int cpu;
 
 	lockdep_assert_held(&fs.ctl_lock);
-	db = fs_procdb_create(max_procs, (long)maps_kb * 1024);
+	db = fst_procdb_create(max_procs, (long)maps_kb * 1024);
 	if (!db)
 		return -ENOMEM;
-	fs_stop();
+	fst_stop();
 	mutex_lock(&fs.agg_lock);
-	fs_drain();
-	fs_table_clear(&fs.agg);
+	fst_drain();
+	fst_table_clear(&fs.agg);
 	old = fs.procdb;
 	fs.procdb = db;
 	/* No timer runs: the caches may be written from here. */
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
 		c->cache_mm = NULL;
 		c->cache_db = NULL;
 	}
 	fs.run_total_ns = 0;
 	mutex_unlock(&fs.agg_lock);
-	fs_procdb_put(old);
-	return was_running ? fs_start() : 0;
+	fst_procdb_put(old);
+	return was_running ? fst_start() : 0;
 }
 
 /* CPU hotplug, on the CPU coming up, process context. */
-static int fs_cpu_online(unsigned int cpu)
+static int fst_cpu_online(unsigned int cpu)
 {
-	struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+	struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 	int node = cpu_to_node(cpu);
 
 	if (!c->ready) {
 		c->scratch = kmalloc_node(fs.max_depth_words * sizeof(u64),
 					  GFP_KERNEL, node);
 		if (!c->scratch ||
-		    fs_table_init(&c->tab[0], fs.pcpu_bytes, node) ||
-		    fs_table_init(&c->tab[1], fs.pcpu_bytes, node)) {
-			fs_table_free(&c->tab[0]);
+		    fst_table_init(&c->tab[0], fs.pcpu_bytes, node) ||
+		    fst_table_init(&c->tab[1], fs.pcpu_bytes, node)) {
+			fst_table_free(&c->tab[0]);
 			kfree(c->scratch);
 			c->scratch = NULL;
 			pr_warn("cpu%u: no memory for its tables; not sampled\n",
@@ -322,18 +322,18 @@ static int fs_cpu_online(unsigned int cpu)
 		c->ready = true;
 	}
 	if (READ_ONCE(fs.running))
-		fs_cpu_start_timer(NULL);
+		fst_cpu_start_timer(NULL);
 	return 0;
 }
 
 /* CPU hotplug, on the CPU going down. Its tables are drained later. */
-static int fs_cpu_offline(unsigned int cpu)
+static int fst_cpu_offline(unsigned int cpu)
 {
-	hrtimer_cancel(&per_cpu_ptr(fs_cpus, cpu)->timer);
+	hrtimer_cancel(&per_cpu_ptr(fst_cpus, cpu)->timer);
 	return 0;
 }
 
-static int __init fs_params_to_cfg(struct fs_cfg *cfg)
+static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {
 	struct flamestat_config *u;
 	cpumask_var_t mask;
@@ -376,7 +376,7 @@ static int __init fs_params_to_cfg(struct fs_cfg *cfg)
 			goto out;
 		}
 	}
-	err = fs_cfg_from_user(cfg, u);
+	err = fst_cfg_from_user(cfg, u);
 	if (err == -ESRCH)
 		pr_err("pid=: no such process\n");
 	else if (err)
@@ -392,11 +392,11 @@ out:
  * half of the RAM: a vmalloc() of more than there is warns with a stack
  * dump, and one of nearly all of it wakes the OOM killer.
  */
-static int __init fs_check_memory(void)
+static int __init fst_check_memory(void)
 {
 	u64 need = (u64)table_kb * 1024 +
 		   2ULL * fs.pcpu_bytes * num_possible_cpus() +
-		   (u64)max_procs * (sizeof(struct fs_proc) + 3 * sizeof(u32) +
+		   (u64)max_procs * (sizeof(struct fst_proc) + 3 * sizeof(u32) +
 				     sizeof(void *)) +
 		   (u64)maps_kb * 1024;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
@@ -408,15 +408,15 @@ static int __init fs_check_memory(void)
 	return -ENOMEM;
 }
 
-static int __init fs_init(void)
+static int __init fst_init(void)
 {
 	unsigned int cpu;
 	int err;
 
 	mutex_init(&fs.ctl_lock);
 	mutex_init(&fs.agg_lock);
-	INIT_DELAYED_WORK(&fs.drain_work, fs_drain_work_fn);
-	err = fs_params_to_cfg(&fs.cfg);
+	INIT_DELAYED_WORK(&fs.drain_work, fst_drain_work_fn);
+	err = fst_params_to_cfg(&fs.cfg);
 	if (err)
 		return err;
 	if (!pcpu_kb || !table_kb || !max_procs || !maps_kb ||
@@ -426,42 +426,42 @@ static int __init fs_init(void)
 		return -EINVAL;
 	}
 	fs.pcpu_bytes = (size_t)pcpu_kb * 1024;
-	fs.max_depth_words = FS_ENTRY_HDR_WORDS + FLAMESTAT_MAX_KERNEL_DEPTH +
+	fs.max_depth_words = FST_ENTRY_HDR_WORDS + FLAMESTAT_MAX_KERNEL_DEPTH +
 			     FLAMESTAT_MAX_USER_DEPTH;
-	err = fs_check_memory();
+	err = fst_check_memory();
 	if (err)
 		return err;
-	fs_cost_init();
+	fst_cost_init();
 
-	fs_cpus = alloc_percpu(struct fs_cpu);
-	if (!fs_cpus)
+	fst_cpus = alloc_percpu(struct fst_cpu);
+	if (!fst_cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
 		c->cpu = cpu;
-		fs_hrtimer_setup(&c->timer, fs_timer_fn);
+		fst_hrtimer_setup(&c->timer, fst_timer_fn);
 	}
-	err = fs_table_init(&fs.agg, (size_t)table_kb * 1024, NUMA_NO_NODE);
+	err = fst_table_init(&fs.agg, (size_t)table_kb * 1024, NUMA_NO_NODE);
 	if (err)
 		goto out_free_cpus;
-	fs.procdb = fs_procdb_create(max_procs, (long)maps_kb * 1024);
+	fs.procdb = fst_procdb_create(max_procs, (long)maps_kb * 1024);
 	if (!fs.procdb) {
 		err = -ENOMEM;
 		goto out_free_agg;
 	}
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "flamestat:online",
-				fs_cpu_online, fs_cpu_offline);
+				fst_cpu_online, fst_cpu_offline);
 	if (err < 0)
 		goto out_put_procdb;
 	fs.cpuhp_state = err;
-	err = fs_device_register();
+	err = fst_device_register();
 	if (err)
 		goto out_remove_cpuhp;
 
 	if (autostart) {
 		mutex_lock(&fs.ctl_lock);
-		err = fs_start();
+		err = fst_start();
 		mutex_unlock(&fs.ctl_lock);
 		if (err)
 			pr_warn("not started (error %d); write 'start' to %s\n",
@@ -475,48 +475,48 @@ static int __init fs_init(void)
 out_remove_cpuhp:
 	cpuhp_remove_state(fs.cpuhp_state);
 out_put_procdb:
-	fs_procdb_put(fs.procdb);
+	fst_procdb_put(fs.procdb);
 out_free_agg:
-	fs_table_free(&fs.agg);
+	fst_table_free(&fs.agg);
 out_free_cpus:
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
-		fs_table_free(&c->tab[0]);
-		fs_table_free(&c->tab[1]);
+		fst_table_free(&c->tab[0]);
+		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
 	}
-	free_percpu(fs_cpus);
+	free_percpu(fst_cpus);
 	return err;
 }
 
-static void __exit fs_exit(void)
+static void __exit fst_exit(void)
 {
 	unsigned int cpu;
 
 	/* Open files hold a module reference: none is left at this point. */
-	fs_device_unregister();
+	fst_device_unregister();
 	mutex_lock(&fs.ctl_lock);
-	fs_stop();
+	fst_stop();
 	mutex_unlock(&fs.ctl_lock);
 	cpuhp_remove_state(fs.cpuhp_state);
 	cancel_delayed_work_sync(&fs.drain_work);
-	fs_procdb_put(fs.procdb);
+	fst_procdb_put(fs.procdb);
 	for_each_possible_cpu(cpu) {
-		struct fs_cpu *c = per_cpu_ptr(fs_cpus, cpu);
+		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
 
-		fs_table_free(&c->tab[0]);
-		fs_table_free(&c->tab[1]);
+		fst_table_free(&c->tab[0]);
+		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
 	}
-	free_percpu(fs_cpus);
-	fs_table_free(&fs.agg);
+	free_percpu(fst_cpus);
+	fst_table_free(&fs.agg);
 	pr_info("unloaded\n");
 }
 
-module_init(fs_init);
-module_exit(fs_exit);
+module_init(fst_init);
+module_exit(fst_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The flamestat developers");
 MODULE_DESCRIPTION("CPU profiler: per-CPU hrtimer sampling, stacks aggregated in the kernel");
-MODULE_VERSION(FS_VERSION);
+MODULE_VERSION(FST_VERSION);

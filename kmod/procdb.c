@@ -30,13 +30,13 @@
 #include "compat.h"
 #include "flamestat.h"
 
-#define FS_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
-#define FS_FILES_HASH_BITS	10
-#define FS_MAX_EXEC_MAPS	4096	/* per address space and scan */
-#define FS_RESCAN_INTERVAL	HZ	/* live processes: maps re-read after */
+#define FST_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
+#define FST_FILES_HASH_BITS	10
+#define FST_MAX_EXEC_MAPS	4096	/* per address space and scan */
+#define FST_RESCAN_INTERVAL	HZ	/* live processes: maps re-read after */
 
 /* What one scan saw of one executable mapping. */
-struct fs_scan_ent {
+struct fst_scan_ent {
 	u64 start;
 	u64 end;
 	u64 pgoff;
@@ -45,11 +45,11 @@ struct fs_scan_ent {
 	u16 flags;
 };
 
-static void fs_procdb_scan_work(struct work_struct *work);
+static void fst_procdb_scan_work(struct work_struct *work);
 
-struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
+struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 {
-	struct fs_procdb *db;
+	struct fst_procdb *db;
 	u32 i;
 
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
@@ -57,7 +57,7 @@ struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
 		return NULL;
 	kref_init(&db->ref);
 	mutex_init(&db->lock);
-	INIT_WORK(&db->scan_work, fs_procdb_scan_work);
+	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
 	db->max_procs = max_procs;
 	db->index_size = roundup_pow_of_two(2 * max_procs);
 	db->max_files = max_t(u32, max_procs, 1024);
@@ -65,10 +65,10 @@ struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
 	db->procs = vzalloc(array_size(max_procs, sizeof(*db->procs)));
 	db->index = vzalloc(array_size(db->index_size, sizeof(u32)));
 	db->files = vzalloc(array_size(db->max_files, sizeof(*db->files)));
-	db->files_hash = kcalloc(1U << FS_FILES_HASH_BITS,
+	db->files_hash = kcalloc(1U << FST_FILES_HASH_BITS,
 				 sizeof(*db->files_hash), GFP_KERNEL);
 	/* Once, not per scan: allocations may be zeroed (init_on_alloc). */
-	db->scan_buf = kvmalloc_array(FS_MAX_EXEC_MAPS, sizeof(*db->scan_buf),
+	db->scan_buf = kvmalloc_array(FST_MAX_EXEC_MAPS, sizeof(*db->scan_buf),
 				      GFP_KERNEL);
 	if (!db->procs || !db->index || !db->files || !db->files_hash ||
 	    !db->scan_buf) {
@@ -80,37 +80,37 @@ struct fs_procdb *fs_procdb_create(u32 max_procs, long mem_max)
 		kfree(db);
 		return NULL;
 	}
-	for (i = 0; i < (1U << FS_FILES_HASH_BITS); i++)
+	for (i = 0; i < (1U << FST_FILES_HASH_BITS); i++)
 		INIT_HLIST_HEAD(&db->files_hash[i]);
 	return db;
 }
 
-size_t fs_procdb_bytes(const struct fs_procdb *db)
+size_t fst_procdb_bytes(const struct fst_procdb *db)
 {
 	return sizeof(*db) + db->max_procs * sizeof(*db->procs) +
 	       db->index_size * sizeof(u32) +
-	       FS_MAX_EXEC_MAPS * sizeof(*db->scan_buf) +
+	       FST_MAX_EXEC_MAPS * sizeof(*db->scan_buf) +
 	       db->max_files * sizeof(*db->files) +
-	       (sizeof(struct hlist_head) << FS_FILES_HASH_BITS);
+	       (sizeof(struct hlist_head) << FST_FILES_HASH_BITS);
 }
 
-void fs_procdb_get(struct fs_procdb *db)
+void fst_procdb_get(struct fst_procdb *db)
 {
 	kref_get(&db->ref);
 }
 
 /* Process context: no sampler and no reader uses @db any more. */
-static void fs_procdb_release(struct kref *ref)
+static void fst_procdb_release(struct kref *ref)
 {
-	struct fs_procdb *db = container_of(ref, struct fs_procdb, ref);
+	struct fst_procdb *db = container_of(ref, struct fst_procdb, ref);
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 
 	cancel_work_sync(&db->scan_work);
 	for (i = 0; i < n; i++) {
-		struct fs_proc *p = &db->procs[i];
+		struct fst_proc *p = &db->procs[i];
 
 		if (p->mm) {
-			if (test_bit(FS_PROC_PINNED, &p->bits))
+			if (test_bit(FST_PROC_PINNED, &p->bits))
 				mmput(p->mm);
 			mmdrop(p->mm);
 		}
@@ -126,14 +126,14 @@ static void fs_procdb_release(struct kref *ref)
 	kfree(db);
 }
 
-void fs_procdb_put(struct fs_procdb *db)
+void fst_procdb_put(struct fst_procdb *db)
 {
 	if (db)
-		kref_put(&db->ref, fs_procdb_release);
+		kref_put(&db->ref, fst_procdb_release);
 }
 
 /* Hard-irq safe: the id of the live slot for @mm, or 0. */
-static u32 fs_index_find(struct fs_procdb *db, struct mm_struct *mm)
+static u32 fst_index_find(struct fst_procdb *db, struct mm_struct *mm)
 {
 	u32 mask = db->index_size - 1;
 	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id;
@@ -142,7 +142,7 @@ static u32 fs_index_find(struct fs_procdb *db, struct mm_struct *mm)
 		id = READ_ONCE(db->index[pos]);
 		if (!id)
 			return 0;
-		if (id != FS_IDX_TOMB && READ_ONCE(db->procs[id - 1].mm) == mm)
+		if (id != FST_IDX_TOMB && READ_ONCE(db->procs[id - 1].mm) == mm)
 			return id;
 	}
 	return 0;
@@ -153,12 +153,12 @@ static u32 fs_index_find(struct fs_procdb *db, struct mm_struct *mm)
  * for @mm and publishes it in the index; when another CPU publishes the
  * same mm first, its id is returned and our slot is abandoned.
  */
-static u32 fs_proc_insert(struct fs_procdb *db, struct task_struct *task,
+static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 			  struct mm_struct *mm, bool compat)
 {
 	u32 mask = db->index_size - 1;
 	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id, cur;
-	struct fs_proc *p;
+	struct fst_proc *p;
 
 	if (atomic_read(&db->nr_procs) >= db->max_procs)
 		return 0;
@@ -172,7 +172,7 @@ static u32 fs_proc_insert(struct fs_procdb *db, struct task_struct *task,
 	memcpy(p->comm, task->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = '\0';
 	if (compat)
-		__set_bit(FS_PROC_COMPAT, &p->bits);
+		__set_bit(FST_PROC_COMPAT, &p->bits);
 	WRITE_ONCE(p->mm, mm);
 
 	for (i = 0; i < db->index_size; i++, pos = (pos + 1) & mask) {
@@ -183,15 +183,15 @@ static u32 fs_proc_insert(struct fs_procdb *db, struct task_struct *task,
 			if (!cur)
 				goto published;
 		}
-		if (cur != FS_IDX_TOMB &&
+		if (cur != FST_IDX_TOMB &&
 		    READ_ONCE(db->procs[cur - 1].mm) == mm) {
 			WRITE_ONCE(p->mm, NULL);
-			set_bit(FS_PROC_DEAD, &p->bits);
+			set_bit(FST_PROC_DEAD, &p->bits);
 			return cur;
 		}
 	}
 	WRITE_ONCE(p->mm, NULL);
-	set_bit(FS_PROC_DEAD, &p->bits);
+	set_bit(FST_PROC_DEAD, &p->bits);
 	return 0;
 
 published:
@@ -199,30 +199,30 @@ published:
 	mmgrab(mm);
 	/* Keeps the mappings alive until the worker has read them. */
 	if (mmget_not_zero(mm))
-		__set_bit(FS_PROC_PINNED, &p->bits);
-	__set_bit(FS_PROC_SCAN, &p->bits);
+		__set_bit(FST_PROC_PINNED, &p->bits);
+	__set_bit(FST_PROC_SCAN, &p->bits);
 	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
-	set_bit(FS_PROC_READY, &p->bits);
+	set_bit(FST_PROC_READY, &p->bits);
 	queue_work(system_unbound_wq, &db->scan_work);
 	return id;
 }
 
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take locks. The slow
- * path of fs_procdb_lookup() (sampler.c): @mm is not the one this CPU's
+ * path of fst_procdb_lookup() (sampler.c): @mm is not the one this CPU's
  * cache holds. Returns its proc id, creating it on first sight, and
  * caches it; 0 when the table is full.
  */
-u32 fs_procdb_lookup_miss(struct fs_procdb *db, struct fs_cpu *c,
+u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_cpu *c,
 			  struct task_struct *task, struct mm_struct *mm,
 			  unsigned long gen, bool compat)
 {
 	u32 id;
 
-	id = fs_index_find(db, mm);
+	id = fst_index_find(db, mm);
 	if (!id)
-		id = fs_proc_insert(db, task, mm, compat);
+		id = fst_proc_insert(db, task, mm, compat);
 	c->cache_mm = mm;
 	c->cache_db = db;
 	c->cache_gen = gen;
@@ -239,11 +239,11 @@ u32 fs_procdb_lookup_miss(struct fs_procdb *db, struct fs_cpu *c,
  * pointers can be garbage: the worker notices when a rescan did not cover
  * the address that asked for it, and requests then back off.
  */
-void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
+void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 			    unsigned int n)
 {
-	struct fs_proc *p = &db->procs[id - 1];
-	const struct fs_maps *maps;
+	struct fst_proc *p = &db->procs[id - 1];
+	const struct fst_maps *maps;
 	unsigned long now = jiffies;
 	unsigned int i;
 	u64 miss = 0;
@@ -256,18 +256,18 @@ void fs_procdb_check_frames(struct fs_procdb *db, u32 id, const u64 *frames,
 	rcu_read_lock();
 	maps = rcu_dereference(p->maps);
 	for (i = 0; i < n && !miss; i++)
-		if (!fs_maps_find(maps, frames[i]))
+		if (!fst_maps_find(maps, frames[i]))
 			miss = frames[i];
 	rcu_read_unlock();
 	if (!miss)
 		return;
 	WRITE_ONCE(p->want_ip, miss);
-	if (!test_and_set_bit(FS_PROC_SCAN, &p->bits))
+	if (!test_and_set_bit(FST_PROC_SCAN, &p->bits))
 		queue_work(system_unbound_wq, &db->scan_work);
 }
 
 /* Any context: the mapping containing @addr, or NULL. */
-const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr)
+const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr)
 {
 	u32 lo = 0, hi;
 
@@ -276,7 +276,7 @@ const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr)
 	hi = maps->nr;
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
-		const struct fs_map *m = &maps->map[mid];
+		const struct fst_map *m = &maps->map[mid];
 
 		if (addr < m->start)
 			hi = mid;
@@ -288,7 +288,7 @@ const struct fs_map *fs_maps_find(const struct fs_maps *maps, u64 addr)
 	return NULL;
 }
 
-static bool fs_mem_charge(struct fs_procdb *db, long bytes)
+static bool fst_mem_charge(struct fst_procdb *db, long bytes)
 {
 	if (atomic_long_add_return(bytes, &db->mem_used) > db->mem_max) {
 		atomic_long_sub(bytes, &db->mem_used);
@@ -298,12 +298,12 @@ static bool fs_mem_charge(struct fs_procdb *db, long bytes)
 }
 
 /* db->lock held: the file record for @file, created on first sight. */
-static u32 fs_file_intern(struct fs_procdb *db, struct file *file)
+static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 {
 	struct inode *inode = file_inode(file);
 	u64 dev = new_encode_dev(inode->i_sb->s_dev), ino = inode->i_ino;
-	u32 h = hash_64(dev * 31 + ino, FS_FILES_HASH_BITS);
-	struct fs_file *f;
+	u32 h = hash_64(dev * 31 + ino, FST_FILES_HASH_BITS);
+	struct fst_file *f;
 	char *buf, *path;
 	size_t len;
 
@@ -321,7 +321,7 @@ static u32 fs_file_intern(struct fs_procdb *db, struct file *file)
 	if (IS_ERR(path))
 		path = "[unknown]";
 	len = strlen(path);
-	if (!fs_mem_charge(db, sizeof(*f) + len + 1)) {
+	if (!fst_mem_charge(db, sizeof(*f) + len + 1)) {
 		__putname(buf);
 		return 0;
 	}
@@ -335,7 +335,7 @@ static u32 fs_file_intern(struct fs_procdb *db, struct file *file)
 	__putname(buf);
 	f->dev = dev;
 	f->ino = ino;
-	if (fs_read_build_id(file, f->build_id, &f->build_id_size))
+	if (fst_read_build_id(file, f->build_id, &f->build_id_size))
 		f->build_id_size = 0;
 	f->id = db->nr_files + 1;
 	db->files[db->nr_files] = f;
@@ -345,7 +345,7 @@ static u32 fs_file_intern(struct fs_procdb *db, struct file *file)
 	return f->id;
 }
 
-static bool fs_overlaps(const struct fs_map *m, const struct fs_scan_ent *v,
+static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
 			u32 n)
 {
 	u32 i;
@@ -361,38 +361,38 @@ static bool fs_overlaps(const struct fs_map *m, const struct fs_scan_ent *v,
  * mappings of earlier scans that nothing now overlaps (code the process
  * unmapped may still appear in samples taken before).
  */
-static void fs_proc_publish(struct fs_procdb *db, struct fs_proc *p,
-			    struct fs_scan_ent *v, u32 n)
+static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
+			    struct fst_scan_ent *v, u32 n)
 {
-	struct fs_maps *old = rcu_dereference_protected(p->maps,
+	struct fst_maps *old = rcu_dereference_protected(p->maps,
 					lockdep_is_held(&db->lock));
 	u32 keep = 0, i, j, k, nr;
-	struct fs_maps *new;
+	struct fst_maps *new;
 	size_t bytes;
 
 	if (old)
 		for (i = 0; i < old->nr; i++)
-			keep += !fs_overlaps(&old->map[i], v, n);
+			keep += !fst_overlaps(&old->map[i], v, n);
 	nr = n + keep;
 	bytes = struct_size(new, map, nr);
-	if (!fs_mem_charge(db, bytes)) {
-		set_bit(FS_PROC_NOMAPS, &p->bits);
+	if (!fst_mem_charge(db, bytes)) {
+		set_bit(FST_PROC_NOMAPS, &p->bits);
 		return;
 	}
 	new = kmalloc(bytes, GFP_KERNEL);
 	if (!new) {
 		atomic_long_sub(bytes, &db->mem_used);
-		set_bit(FS_PROC_NOMAPS, &p->bits);
+		set_bit(FST_PROC_NOMAPS, &p->bits);
 		return;
 	}
 	p->generation++;
 	/* Merge two lists sorted by start: v (new) and old's survivors. */
 	for (i = j = k = 0; k < nr; k++) {
-		while (old && j < old->nr && fs_overlaps(&old->map[j], v, n))
+		while (old && j < old->nr && fst_overlaps(&old->map[j], v, n))
 			j++;
 		if (i < n && (!old || j >= old->nr ||
 			      v[i].start < old->map[j].start)) {
-			new->map[k] = (struct fs_map) {
+			new->map[k] = (struct fst_map) {
 				.start = v[i].start, .end = v[i].end,
 				.pgoff = v[i].pgoff, .file_id = v[i].file_id,
 				.flags = v[i].flags,
@@ -405,15 +405,15 @@ static void fs_proc_publish(struct fs_procdb *db, struct fs_proc *p,
 	}
 	new->nr = nr;
 	rcu_assign_pointer(p->maps, new);
-	clear_bit(FS_PROC_NOMAPS, &p->bits);
+	clear_bit(FST_PROC_NOMAPS, &p->bits);
 	if (old) {
 		atomic_long_sub(struct_size(old, map, old->nr), &db->mem_used);
 		kfree_rcu(old, rcu);
 	}
 }
 
-#define FS_BACKOFF_MIN	(HZ / 50 ? HZ / 50 : 1)
-#define FS_BACKOFF_MAX	(4 * HZ)
+#define FST_BACKOFF_MIN	(HZ / 50 ? HZ / 50 : 1)
+#define FST_BACKOFF_MAX	(4 * HZ)
 
 /*
  * db->lock held, after a scan. If a sample asked for it and its address is
@@ -421,16 +421,16 @@ static void fs_proc_publish(struct fs_procdb *db, struct fs_proc *p,
  * without frame pointers): back off, doubling. Otherwise requests are
  * welcome again at once.
  */
-static void fs_proc_update_backoff(struct fs_procdb *db, struct fs_proc *p)
+static void fst_proc_update_backoff(struct fst_procdb *db, struct fst_proc *p)
 {
-	const struct fs_maps *maps = rcu_dereference_protected(p->maps,
+	const struct fst_maps *maps = rcu_dereference_protected(p->maps,
 					lockdep_is_held(&db->lock));
 	u64 ip = xchg(&p->want_ip, 0);
 
-	if (ip && !fs_maps_find(maps, ip)) {
+	if (ip && !fst_maps_find(maps, ip)) {
 		unsigned long b = clamp(p->backoff * 2,
-					(unsigned long)FS_BACKOFF_MIN,
-					(unsigned long)FS_BACKOFF_MAX);
+					(unsigned long)FST_BACKOFF_MIN,
+					(unsigned long)FST_BACKOFF_MAX);
 
 		/* The deadline first: a nonzero backoff makes it count. */
 		WRITE_ONCE(p->backoff_until, jiffies + b);
@@ -441,34 +441,34 @@ static void fs_proc_update_backoff(struct fs_procdb *db, struct fs_proc *p)
 }
 
 /* Process context, db->lock held: (re)read @p's executable mappings. */
-static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
-			 struct fs_scan_ent *v)
+static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
+			 struct fst_scan_ent *v)
 {
 	struct mm_struct *mm = p->mm;
 	struct vm_area_struct *vma;
 	u32 n = 0, i;
 
-	FS_VMA_ITER_DECLARE(iter, mm);
+	FST_VMA_ITER_DECLARE(iter, mm);
 
 	lockdep_assert_held(&db->lock);
 	if (!mm)
 		return;
 	/* The hard-irq pin, if taken, is ours to use and drop now. */
-	if (!test_and_clear_bit(FS_PROC_PINNED, &p->bits) &&
+	if (!test_and_clear_bit(FST_PROC_PINNED, &p->bits) &&
 	    !mmget_not_zero(mm)) {
 		if (!rcu_access_pointer(p->maps))
-			set_bit(FS_PROC_NOMAPS, &p->bits);
+			set_bit(FST_PROC_NOMAPS, &p->bits);
 		return;
 	}
 	mmap_read_lock(mm);
-	fs_for_each_vma(iter, mm, vma) {
+	fst_for_each_vma(iter, mm, vma) {
 		const char *name;
 
 		if (!(vma->vm_flags & VM_EXEC))
 			continue;
-		if (n == FS_MAX_EXEC_MAPS)
+		if (n == FST_MAX_EXEC_MAPS)
 			break;
-		v[n] = (struct fs_scan_ent) {
+		v[n] = (struct fst_scan_ent) {
 			.start = vma->vm_start, .end = vma->vm_end,
 			.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT,
 		};
@@ -489,72 +489,72 @@ static void fs_proc_scan(struct fs_procdb *db, struct fs_proc *p,
 	for (i = 0; i < n; i++) {
 		if (!v[i].file)
 			continue;
-		v[i].file_id = fs_file_intern(db, v[i].file);
+		v[i].file_id = fst_file_intern(db, v[i].file);
 		fput(v[i].file);
 	}
-	fs_proc_publish(db, p, v, n);
+	fst_proc_publish(db, p, v, n);
 	p->last_scan = jiffies;
-	fs_proc_update_backoff(db, p);
+	fst_proc_update_backoff(db, p);
 }
 
 /* Process context: read the maps of every address space waiting for it. */
-static void fs_procdb_scan_pending(struct fs_procdb *db)
+static void fst_procdb_scan_pending(struct fst_procdb *db)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 
 	mutex_lock(&db->lock);
 	for (i = 0; i < n; i++) {
-		struct fs_proc *p = &db->procs[i];
+		struct fst_proc *p = &db->procs[i];
 
-		if (test_bit(FS_PROC_READY, &p->bits) &&
-		    test_and_clear_bit(FS_PROC_SCAN, &p->bits))
-			fs_proc_scan(db, p, db->scan_buf);
+		if (test_bit(FST_PROC_READY, &p->bits) &&
+		    test_and_clear_bit(FST_PROC_SCAN, &p->bits))
+			fst_proc_scan(db, p, db->scan_buf);
 	}
 	mutex_unlock(&db->lock);
 }
 
-static void fs_procdb_scan_work(struct work_struct *work)
+static void fst_procdb_scan_work(struct work_struct *work)
 {
-	fs_procdb_scan_pending(container_of(work, struct fs_procdb,
+	fst_procdb_scan_pending(container_of(work, struct fst_procdb,
 					    scan_work));
 }
 
 /*
  * Process context. Retires address spaces that have exited (their maps
  * stay; the mm reference and index entry go) and re-reads the maps of live
- * ones sampled since their last scan: after FS_RESCAN_INTERVAL, or at once
+ * ones sampled since their last scan: after FST_RESCAN_INTERVAL, or at once
  * when @sync (a reader wants current maps).
  */
-void fs_procdb_maintain(struct fs_procdb *db, bool sync)
+void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 	bool retired = false;
 
 	if (sync)
 		flush_work(&db->scan_work);
-	fs_procdb_scan_pending(db);
+	fst_procdb_scan_pending(db);
 
 	mutex_lock(&db->lock);
 	for (i = 0; i < n; i++) {
-		struct fs_proc *p = &db->procs[i];
+		struct fst_proc *p = &db->procs[i];
 		unsigned long seen = READ_ONCE(p->last_seen);
 
-		if (!test_bit(FS_PROC_READY, &p->bits) || !p->mm ||
-		    test_bit(FS_PROC_EXITED, &p->bits))
+		if (!test_bit(FST_PROC_READY, &p->bits) || !p->mm ||
+		    test_bit(FST_PROC_EXITED, &p->bits))
 			continue;
 		if (!atomic_read(&p->mm->mm_users)) {
 			/* No task can run on it again: unpublish it. */
-			WRITE_ONCE(db->index[p->idx_pos], FS_IDX_TOMB);
-			set_bit(FS_PROC_EXITED, &p->bits);
+			WRITE_ONCE(db->index[p->idx_pos], FST_IDX_TOMB);
+			set_bit(FST_PROC_EXITED, &p->bits);
 			retired = true;
 			continue;
 		}
 		if (!time_after(seen, p->last_scan))
 			continue;
 		if (!sync && time_before(jiffies,
-					 p->last_scan + FS_RESCAN_INTERVAL))
+					 p->last_scan + FST_RESCAN_INTERVAL))
 			continue;
-		fs_proc_scan(db, p, db->scan_buf);
+		fst_proc_scan(db, p, db->scan_buf);
 	}
 	if (retired) {
 		/*
@@ -565,10 +565,10 @@ void fs_procdb_maintain(struct fs_procdb *db, bool sync)
 		WRITE_ONCE(db->gen, db->gen + 1);
 		synchronize_rcu();
 		for (i = 0; i < n; i++) {
-			struct fs_proc *p = &db->procs[i];
+			struct fst_proc *p = &db->procs[i];
 			struct mm_struct *mm = p->mm;
 
-			if (!mm || !test_bit(FS_PROC_EXITED, &p->bits))
+			if (!mm || !test_bit(FST_PROC_EXITED, &p->bits))
 				continue;
 			WRITE_ONCE(p->mm, NULL);
 			mmdrop(mm);

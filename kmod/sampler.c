@@ -23,7 +23,7 @@
 #include "flamestat.h"
 
 /* Hard-irq: does @task belong to a configured process (or its subtree)? */
-static bool fs_pid_match(const struct fs_cfg *cfg, struct task_struct *task)
+static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 {
 	struct task_struct *t = task;
 	bool match = false;
@@ -54,14 +54,14 @@ out:
  * retiring an index entry bumps it before the mm may be freed and reused.
  * Inline: nearly every sample hits the cache.
  */
-static __always_inline u32 fs_procdb_lookup(struct fs_procdb *db,
-					    struct fs_cpu *c,
+static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
+					    struct fst_cpu *c,
 					    struct task_struct *task,
 					    bool compat)
 {
 	struct mm_struct *mm = task->mm;
 	unsigned long gen, now = jiffies;
-	struct fs_proc *p;
+	struct fst_proc *p;
 	u32 id;
 
 	if (!mm || !db)
@@ -71,7 +71,7 @@ static __always_inline u32 fs_procdb_lookup(struct fs_procdb *db,
 		   c->cache_gen == gen))
 		id = c->cache_id;
 	else
-		id = fs_procdb_lookup_miss(db, c, task, mm, gen, compat);
+		id = fst_procdb_lookup_miss(db, c, task, mm, gen, compat);
 	if (id) {
 		p = &db->procs[id - 1];
 		/* Written once per tick at most, to spare the cache line. */
@@ -81,20 +81,20 @@ static __always_inline u32 fs_procdb_lookup(struct fs_procdb *db,
 	return id;
 }
 
-static void fs_drop(struct fs_table *t, enum flamestat_drop why)
+static void fst_drop(struct fst_table *t, enum flamestat_drop why)
 {
 	t->counts.dropped[why]++;
 }
 
-/* The stack flags with a counter of their own in struct fs_counts. */
-#define FS_STACKF_COUNTED (FLAMESTAT_STACKF_KERNEL_TRUNCATED |		\
+/* The stack flags with a counter of their own in struct fst_counts. */
+#define FST_STACKF_COUNTED (FLAMESTAT_STACKF_KERNEL_TRUNCATED |		\
 			   FLAMESTAT_STACKF_USER_TRUNCATED |		\
 			   FLAMESTAT_STACKF_USER_FAULT |		\
 			   FLAMESTAT_STACKF_COMPAT |			\
 			   FLAMESTAT_STACKF_IDLE_IRQ)
 
 /* Hard-irq. A recorded sample that is marked: count what marks it. */
-static void fs_count_marks(struct fs_counts *cnt, u32 flags, bool unmapped)
+static void fst_count_marks(struct fst_counts *cnt, u32 flags, bool unmapped)
 {
 	cnt->kernel_truncated += !!(flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED);
 	cnt->user_truncated += !!(flags & FLAMESTAT_STACKF_USER_TRUNCATED);
@@ -108,20 +108,20 @@ static void fs_count_marks(struct fs_counts *cnt, u32 flags, bool unmapped)
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
  * Takes one sample on this CPU into table @t.
  */
-static void fs_sample(struct fs_cpu *c, struct fs_table *t)
+static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 {
-	const struct fs_cfg *cfg = &fs.cfg;
+	const struct fst_cfg *cfg = &fs.cfg;
 	struct pt_regs *regs = get_irq_regs(), *uregs = NULL;
 	struct task_struct *task = current;
-	struct fs_entry *key = c->scratch;
+	struct fst_entry *key = c->scratch;
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
-	u64 hash = FS_HASH_SEED;
+	u64 hash = FST_HASH_SEED;
 	u32 flags = 0;
 	int added;
 
 	if (!regs) {
-		fs_drop(t, FLAMESTAT_DROP_NO_REGS);
+		fst_drop(t, FLAMESTAT_DROP_NO_REGS);
 		return;
 	}
 	umode = user_mode(regs);
@@ -138,8 +138,8 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		else
 			goto drop_idle;
 	}
-	if (cfg->nr_pids && !fs_pid_match(cfg, task)) {
-		fs_drop(t, FLAMESTAT_DROP_FILTERED);
+	if (cfg->nr_pids && !fst_pid_match(cfg, task)) {
+		fst_drop(t, FLAMESTAT_DROP_FILTERED);
 		return;
 	}
 
@@ -152,13 +152,13 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	if (umode) {
 		uregs = regs;
 		flags |= FLAMESTAT_STACKF_USER_MODE;
-	} else if (!kthread && !fs_task_in_execve(task)) {
+	} else if (!kthread && !fst_task_in_execve(task)) {
 		uregs = task_pt_regs(task);
 	}
 	want_kernel = (cfg->flags & FLAMESTAT_CFG_KERNEL) && !umode;
 	want_user = (cfg->flags & FLAMESTAT_CFG_USER) && uregs;
 	if (!want_kernel && !want_user) {
-		fs_drop(t, FLAMESTAT_DROP_MODE);
+		fst_drop(t, FLAMESTAT_DROP_MODE);
 		return;
 	}
 
@@ -171,16 +171,16 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 		key->frames[0] = 0;
 		nk = 1;
 	} else if (want_kernel) {
-		nk = fs_walk_kernel(regs, key->frames, cfg->kernel_depth,
+		nk = fst_walk_kernel(regs, key->frames, cfg->kernel_depth,
 				    &flags);
 	}
 	if (nk)
-		hash = fs_hash_frames(hash, key->frames, nk);
+		hash = fst_hash_frames(hash, key->frames, nk);
 	key->proc_id = 0;
 	if (want_user) {
-		nu = fs_walk_user(uregs, umode, key->frames + nk,
+		nu = fst_walk_user(uregs, umode, key->frames + nk,
 				  cfg->user_depth, &flags, &hash);
-		key->proc_id = fs_procdb_lookup(fs.procdb, c, task,
+		key->proc_id = fst_procdb_lookup(fs.procdb, c, task,
 						flags & FLAMESTAT_STACKF_COMPAT);
 	}
 
@@ -194,58 +194,58 @@ static void fs_sample(struct fs_cpu *c, struct fs_table *t)
 	key->flags = flags;
 	memcpy(key->comm, task->comm, sizeof(key->comm));
 	key->comm[sizeof(key->comm) - 1] = '\0';
-	key->hash = fs_entry_hash_with(key, hash);
+	key->hash = fst_entry_hash_with(key, hash);
 
-	added = fs_table_add(t, key, 1);
+	added = fst_table_add(t, key, 1);
 	if (added < 0) {
-		fs_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
+		fst_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
 	} else {
 		if (added && key->proc_id)
-			fs_procdb_check_frames(fs.procdb, key->proc_id,
+			fst_procdb_check_frames(fs.procdb, key->proc_id,
 					       &key->frames[nk], nu);
 		t->counts.recorded++;
-		if (unlikely((flags & FS_STACKF_COUNTED) ||
+		if (unlikely((flags & FST_STACKF_COUNTED) ||
 			     (want_user && !key->proc_id)))
-			fs_count_marks(&t->counts, flags,
+			fst_count_marks(&t->counts, flags,
 				       want_user && !key->proc_id);
 	}
 
 	/* Ask for an early drain before the table fills up. */
 	if (!c->drain_kicked && t->used > t->arena_words / 2) {
 		c->drain_kicked = true;
-		fs_kick_drain();
+		fst_kick_drain();
 	}
 	return;
 
 drop_idle:
-	fs_drop(t, FLAMESTAT_DROP_IDLE);
+	fst_drop(t, FLAMESTAT_DROP_IDLE);
 }
 
 /*
  * The sampler's own cost is read from the TSC, a few instructions, rather
  * than sched_clock(), whose scaling costs more than the rest of the
- * accounting (fs_cost_init()).
+ * accounting (fst_cost_init()).
  */
-static __always_inline u64 fs_cost_clock(void)
+static __always_inline u64 fst_cost_clock(void)
 {
 	return fs.cost_tsc_mult ? rdtsc() : sched_clock();
 }
 
-static __always_inline u64 fs_cost_ns(u64 delta)
+static __always_inline u64 fst_cost_ns(u64 delta)
 {
 	return fs.cost_tsc_mult ?
 	       mul_u64_u32_shr(delta, fs.cost_tsc_mult, 24) : delta;
 }
 
 /* Process context, at load: TSC cycles to ns when the TSC can be used. */
-void fs_cost_init(void)
+void fst_cost_init(void)
 {
 	fs.cost_tsc_mult = 0;
 	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz)
 		fs.cost_tsc_mult = div_u64((u64)NSEC_PER_MSEC << 24, tsc_khz);
 }
 
-static void fs_account_cost(struct fs_counts *cnt, u64 ns)
+static void fst_account_cost(struct fst_counts *cnt, u64 ns)
 {
 	unsigned int b = ns < 64 ? 0 : min(ilog2(ns) - 5,
 					   FLAMESTAT_COST_BUCKETS - 1);
@@ -257,22 +257,22 @@ static void fs_account_cost(struct fs_counts *cnt, u64 ns)
 }
 
 /* Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks. */
-enum hrtimer_restart fs_timer_fn(struct hrtimer *timer)
+enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 {
-	struct fs_cpu *c = container_of(timer, struct fs_cpu, timer);
-	struct fs_table *t;
+	struct fst_cpu *c = container_of(timer, struct fst_cpu, timer);
+	struct fst_table *t;
 	u64 t0, missed;
 
 	if (!READ_ONCE(fs.running))
 		return HRTIMER_NORESTART;
-	t0 = fs_cost_clock();
+	t0 = fst_cost_clock();
 	missed = hrtimer_forward_now(timer, ns_to_ktime(fs.cfg.period_ns));
 	t = &c->tab[c->active];
 	t->counts.samples++;
 	if (missed > 1)
 		t->counts.overruns += missed - 1;
-	fs_sample(c, t);
-	fs_account_cost(&t->counts, fs_cost_ns(fs_cost_clock() - t0));
+	fst_sample(c, t);
+	fst_account_cost(&t->counts, fst_cost_ns(fst_cost_clock() - t0));
 	return HRTIMER_RESTART;
 }
 
@@ -280,18 +280,18 @@ enum hrtimer_restart fs_timer_fn(struct hrtimer *timer)
  * IPI, hard-irq, on the CPU whose tables are swapped: runs with interrupts
  * off, so it can never interleave with that CPU's timer callback.
  */
-void fs_cpu_swap(void *unused)
+void fst_cpu_swap(void *unused)
 {
-	struct fs_cpu *c = this_cpu_ptr(fs_cpus);
+	struct fst_cpu *c = this_cpu_ptr(fst_cpus);
 
 	c->active ^= 1;
 	c->drain_kicked = false;
 }
 
 /* IPI or CPU-online callback, on the CPU whose timer is started. */
-void fs_cpu_start_timer(void *unused)
+void fst_cpu_start_timer(void *unused)
 {
-	struct fs_cpu *c = this_cpu_ptr(fs_cpus);
+	struct fst_cpu *c = this_cpu_ptr(fst_cpus);
 
 	if (!c->ready || !cpumask_test_cpu(c->cpu, &fs.cfg.cpus))
 		return;

@@ -21,10 +21,10 @@
 
 #include "flamestat.h"
 
-#define FS_KSYM_WITHHELD	1	/* the one KSYM id under lockdown */
+#define FST_KSYM_WITHHELD	1	/* the one KSYM id under lockdown */
 
 /* Distinct kernel frame values, in first-seen order. */
-struct fs_ksymset {
+struct fst_ksymset {
 	u64 *slot;		/* open addressing; 0 = empty */
 	u32 *slot_id;		/* id (1-based) of each slot */
 	u64 *val;		/* by id - 1 */
@@ -35,7 +35,7 @@ struct fs_ksymset {
 	u32 nr;
 };
 
-static int fs_ksymset_init(struct fs_ksymset *s, u32 max)
+static int fst_ksymset_init(struct fst_ksymset *s, u32 max)
 {
 	s->size = roundup_pow_of_two(max_t(u32, 2 * max, 16));
 	s->nr = 0;
@@ -49,7 +49,7 @@ static int fs_ksymset_init(struct fs_ksymset *s, u32 max)
 	       s->offset ? 0 : -ENOMEM;
 }
 
-static void fs_ksymset_free(struct fs_ksymset *s)
+static void fst_ksymset_free(struct fst_ksymset *s)
 {
 	u32 i;
 
@@ -64,7 +64,7 @@ static void fs_ksymset_free(struct fs_ksymset *s)
 }
 
 /* Returns the id of @v, adding it if new. @v is never 0. */
-static u32 fs_ksymset_add(struct fs_ksymset *s, u64 v, bool is_ret)
+static u32 fst_ksymset_add(struct fst_ksymset *s, u64 v, bool is_ret)
 {
 	u32 mask = s->size - 1, i = hash_64(v, ilog2(s->size));
 
@@ -79,12 +79,12 @@ static u32 fs_ksymset_add(struct fs_ksymset *s, u64 v, bool is_ret)
 	return s->slot_id[i];
 }
 
-struct fs_snap {
-	struct fs_copy *copy;
-	struct fs_procdb *db;
+struct fst_snap {
+	struct fst_copy *copy;
+	struct fst_procdb *db;
 	bool kaddr_ok;
 	bool hide_kernel;
-	struct fs_ksymset ksyms;
+	struct fst_ksymset ksyms;
 	unsigned long *procs_used;	/* bit id - 1 */
 	unsigned long *files_used;	/* bit id - 1 */
 	u32 *map_base;			/* by proc id - 1: first bit in maps_used */
@@ -94,13 +94,13 @@ struct fs_snap {
 	u32 nr_records;
 };
 
-#define fs_copy_for_each(copy, e, off)					\
+#define fst_copy_for_each(copy, e, off)					\
 	for ((off) = 1; (off) < (copy)->used &&				\
-	     ((e) = (struct fs_entry *)&(copy)->arena[off], 1);		\
-	     (off) += fs_entry_words(e))
+	     ((e) = (struct fst_entry *)&(copy)->arena[off], 1);		\
+	     (off) += fst_entry_words(e))
 
 /* Reserve a record of @bytes (rounded up to 8); NULL in the sizing pass. */
-static void *fs_rec(struct fs_snap *s, u16 type, size_t bytes)
+static void *fst_rec(struct fst_snap *s, u16 type, size_t bytes)
 {
 	struct flamestat_rec *r;
 
@@ -116,23 +116,23 @@ static void *fs_rec(struct fs_snap *s, u16 type, size_t bytes)
 	return r;
 }
 
-static const struct fs_maps *fs_snap_maps(struct fs_snap *s,
-					  struct fs_proc *p)
+static const struct fst_maps *fst_snap_maps(struct fst_snap *s,
+					  struct fst_proc *p)
 {
 	return rcu_dereference_protected(p->maps,
 					 lockdep_is_held(&s->db->lock));
 }
 
-static void fs_emit_files(struct fs_snap *s)
+static void fst_emit_files(struct fst_snap *s)
 {
 	struct flamestat_rec_file *r;
 	unsigned long bit;
 
 	for_each_set_bit(bit, s->files_used, s->db->nr_files) {
-		struct fs_file *f = s->db->files[bit];
+		struct fst_file *f = s->db->files[bit];
 		size_t len = strlen(f->path);
 
-		r = fs_rec(s, FLAMESTAT_REC_FILE, sizeof(*r) + len + 1);
+		r = fst_rec(s, FLAMESTAT_REC_FILE, sizeof(*r) + len + 1);
 		if (!r)
 			continue;
 		r->file_id = f->id;
@@ -145,7 +145,7 @@ static void fs_emit_files(struct fs_snap *s)
 	}
 }
 
-static void fs_emit_procs(struct fs_snap *s)
+static void fst_emit_procs(struct fst_snap *s)
 {
 	struct flamestat_rec_proc *r;
 	struct flamestat_rec_map *rm;
@@ -153,29 +153,29 @@ static void fs_emit_procs(struct fs_snap *s)
 	u32 i;
 
 	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
-		struct fs_proc *p = &s->db->procs[bit];
-		const struct fs_maps *maps = fs_snap_maps(s, p);
+		struct fst_proc *p = &s->db->procs[bit];
+		const struct fst_maps *maps = fst_snap_maps(s, p);
 
-		r = fs_rec(s, FLAMESTAT_REC_PROC, sizeof(*r));
+		r = fst_rec(s, FLAMESTAT_REC_PROC, sizeof(*r));
 		if (r) {
 			r->proc_id = p->id;
 			r->tgid = p->tgid;
 			r->ns_tgid = p->ns_tgid;
 			r->flags =
-			    (test_bit(FS_PROC_EXITED, &p->bits) ?
+			    (test_bit(FST_PROC_EXITED, &p->bits) ?
 			     FLAMESTAT_PROCF_EXITED : 0) |
-			    (test_bit(FS_PROC_COMPAT, &p->bits) ?
+			    (test_bit(FST_PROC_COMPAT, &p->bits) ?
 			     FLAMESTAT_PROCF_COMPAT : 0) |
-			    (test_bit(FS_PROC_NOMAPS, &p->bits) || !maps ?
+			    (test_bit(FST_PROC_NOMAPS, &p->bits) || !maps ?
 			     FLAMESTAT_PROCF_NOMAPS : 0);
 			memcpy(r->comm, p->comm, sizeof(r->comm));
 		}
 		for (i = 0; maps && i < maps->nr; i++) {
-			const struct fs_map *m = &maps->map[i];
+			const struct fst_map *m = &maps->map[i];
 
 			if (!test_bit(s->map_base[bit] + i, s->maps_used))
 				continue;
-			rm = fs_rec(s, FLAMESTAT_REC_MAP, sizeof(*rm));
+			rm = fst_rec(s, FLAMESTAT_REC_MAP, sizeof(*rm));
 			if (!rm)
 				continue;
 			rm->proc_id = p->id;
@@ -189,7 +189,7 @@ static void fs_emit_procs(struct fs_snap *s)
 	}
 }
 
-static void fs_emit_ksyms(struct fs_snap *s)
+static void fst_emit_ksyms(struct fst_snap *s)
 {
 	struct flamestat_rec_ksym *r;
 	size_t len;
@@ -204,7 +204,7 @@ static void fs_emit_ksyms(struct fs_snap *s)
 		if (!name)
 			name = "[unknown]";
 		len = strlen(name);
-		r = fs_rec(s, FLAMESTAT_REC_KSYM, sizeof(*r) + len + 1);
+		r = fst_rec(s, FLAMESTAT_REC_KSYM, sizeof(*r) + len + 1);
 		if (!r)
 			continue;
 		r->value = s->kaddr_ok && !s->hide_kernel ? s->ksyms.val[i] :
@@ -216,7 +216,7 @@ static void fs_emit_ksyms(struct fs_snap *s)
 }
 
 /* Names for every kernel frame value, looked up once: kallsyms may change. */
-static int fs_ksymset_resolve(struct fs_snap *s)
+static int fst_ksymset_resolve(struct fst_snap *s)
 {
 	char buf[KSYM_NAME_LEN + 64];
 	u32 i;
@@ -226,7 +226,7 @@ static int fs_ksymset_resolve(struct fs_snap *s)
 		if (s->hide_kernel)
 			len = strscpy(buf, "[withheld]", sizeof(buf));
 		else
-			len = fs_ksym_name(s->ksyms.val[i] - s->ksyms.is_ret[i],
+			len = fst_ksym_name(s->ksyms.val[i] - s->ksyms.is_ret[i],
 					   buf, sizeof(buf),
 					   &s->ksyms.offset[i]);
 		if (len < 0)
@@ -239,15 +239,15 @@ static int fs_ksymset_resolve(struct fs_snap *s)
 	return 0;
 }
 
-static void fs_emit_stacks(struct fs_snap *s)
+static void fst_emit_stacks(struct fst_snap *s)
 {
 	struct flamestat_rec_stack *r;
-	struct fs_entry *e;
+	struct fst_entry *e;
 	u32 off, i, nk;
 
-	fs_copy_for_each(s->copy, e, off) {
+	fst_copy_for_each(s->copy, e, off) {
 		nk = s->hide_kernel && e->nr_kernel ? 1 : e->nr_kernel;
-		r = fs_rec(s, FLAMESTAT_REC_STACK, sizeof(*r) +
+		r = fst_rec(s, FLAMESTAT_REC_STACK, sizeof(*r) +
 			   (nk + e->nr_user) * sizeof(u64));
 		if (!r)
 			continue;
@@ -263,9 +263,9 @@ static void fs_emit_stacks(struct fs_snap *s)
 			u64 v = e->frames[i];
 
 			if (s->hide_kernel)
-				v = FS_KSYM_WITHHELD;
+				v = FST_KSYM_WITHHELD;
 			else if (!s->kaddr_ok)
-				v = fs_ksymset_add(&s->ksyms, v, i > 0);
+				v = fst_ksymset_add(&s->ksyms, v, i > 0);
 			r->frames[i] = v;
 		}
 		memcpy(&r->frames[nk], &e->frames[e->nr_kernel],
@@ -274,11 +274,11 @@ static void fs_emit_stacks(struct fs_snap *s)
 }
 
 /* The mappings (and so the files) that some user frame falls in. */
-static int fs_snap_collect_maps(struct fs_snap *s)
+static int fst_snap_collect_maps(struct fst_snap *s)
 {
-	const struct fs_maps *maps;
+	const struct fst_maps *maps;
 	unsigned long bit;
-	struct fs_entry *e;
+	struct fst_entry *e;
 	u64 nr_maps = 0;
 	u32 off, i;
 
@@ -286,7 +286,7 @@ static int fs_snap_collect_maps(struct fs_snap *s)
 	if (!s->map_base)
 		return -ENOMEM;
 	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
-		maps = fs_snap_maps(s, &s->db->procs[bit]);
+		maps = fst_snap_maps(s, &s->db->procs[bit]);
 		s->map_base[bit] = nr_maps;
 		nr_maps += maps ? maps->nr : 0;
 	}
@@ -296,19 +296,19 @@ static int fs_snap_collect_maps(struct fs_snap *s)
 	s->maps_used = bitmap_zalloc(max_t(u32, nr_maps, 1), GFP_KERNEL);
 	if (!s->maps_used)
 		return -ENOMEM;
-	fs_copy_for_each(s->copy, e, off) {
-		if (!e->nr_user || !fs_procdb_proc(s->db, e->proc_id))
+	fst_copy_for_each(s->copy, e, off) {
+		if (!e->nr_user || !fst_procdb_proc(s->db, e->proc_id))
 			continue;
-		maps = fs_snap_maps(s, &s->db->procs[e->proc_id - 1]);
+		maps = fst_snap_maps(s, &s->db->procs[e->proc_id - 1]);
 		for (i = 0; maps && i < e->nr_user; i++) {
-			const struct fs_map *m =
-				fs_maps_find(maps, e->frames[e->nr_kernel + i]);
+			const struct fst_map *m =
+				fst_maps_find(maps, e->frames[e->nr_kernel + i]);
 
 			if (!m)
 				continue;
 			__set_bit(s->map_base[e->proc_id - 1] + (m - maps->map),
 				  s->maps_used);
-			if (fs_procdb_file(s->db, m->file_id))
+			if (fst_procdb_file(s->db, m->file_id))
 				__set_bit(m->file_id - 1, s->files_used);
 		}
 		cond_resched();
@@ -317,41 +317,41 @@ static int fs_snap_collect_maps(struct fs_snap *s)
 }
 
 /* Sizing pass: which procs, maps, files and kernel frame values are used. */
-static int fs_snap_collect(struct fs_snap *s)
+static int fst_snap_collect(struct fst_snap *s)
 {
 	u64 nframes = 0;
-	struct fs_entry *e;
+	struct fst_entry *e;
 	u32 off, i;
 	int err;
 
-	fs_copy_for_each(s->copy, e, off) {
+	fst_copy_for_each(s->copy, e, off) {
 		nframes += e->nr_kernel;
-		if (fs_procdb_proc(s->db, e->proc_id))
+		if (fst_procdb_proc(s->db, e->proc_id))
 			__set_bit(e->proc_id - 1, s->procs_used);
 	}
-	err = fs_ksymset_init(&s->ksyms, s->hide_kernel ? 1 :
+	err = fst_ksymset_init(&s->ksyms, s->hide_kernel ? 1 :
 			      min_t(u64, nframes, U32_MAX / 4));
 	if (err)
 		return err;
 	if (s->hide_kernel) {
-		fs_ksymset_add(&s->ksyms, FS_KSYM_WITHHELD, false);
+		fst_ksymset_add(&s->ksyms, FST_KSYM_WITHHELD, false);
 	} else {
-		fs_copy_for_each(s->copy, e, off)
+		fst_copy_for_each(s->copy, e, off)
 			for (i = 0; i < e->nr_kernel; i++)
-				fs_ksymset_add(&s->ksyms, e->frames[i], i > 0);
+				fst_ksymset_add(&s->ksyms, e->frames[i], i > 0);
 	}
-	err = fs_ksymset_resolve(s);
+	err = fst_ksymset_resolve(s);
 	if (err)
 		return err;
-	return fs_snap_collect_maps(s);
+	return fst_snap_collect_maps(s);
 }
 
-static void fs_snap_emit_all(struct fs_snap *s)
+static void fst_snap_emit_all(struct fst_snap *s)
 {
-	fs_emit_files(s);
-	fs_emit_procs(s);
-	fs_emit_ksyms(s);
-	fs_emit_stacks(s);
+	fst_emit_files(s);
+	fst_emit_procs(s);
+	fst_emit_ksyms(s);
+	fst_emit_stacks(s);
 }
 
 /*
@@ -359,14 +359,14 @@ static void fs_snap_emit_all(struct fs_snap *s)
  * says whether the reader may see raw kernel addresses; if not, kernel
  * frames become KSYM ids.
  */
-int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **bufp,
+int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
 		      size_t *sizep)
 {
-	struct fs_snap s = {
+	struct fst_snap s = {
 		.copy = copy,
 		.db = copy->procdb,
 		.kaddr_ok = kaddr_ok,
-		.hide_kernel = copy->lockdown || fs_locked_down(),
+		.hide_kernel = copy->lockdown || fst_locked_down(),
 	};
 	struct flamestat_snap_header *h;
 	int err = -ENOMEM;
@@ -377,12 +377,12 @@ int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **bufp,
 		goto out_free;
 
 	mutex_lock(&s.db->lock);
-	err = fs_snap_collect(&s);
+	err = fst_snap_collect(&s);
 	if (err)
 		goto out_unlock;
 	/* Sizing pass (buf == NULL), then the real one. */
 	s.size = sizeof(*h);
-	fs_snap_emit_all(&s);
+	fst_snap_emit_all(&s);
 	/* May fail, but never wakes the OOM killer. */
 	s.buf = __vmalloc(s.size, GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
 			  __GFP_NOWARN);
@@ -393,7 +393,7 @@ int fs_snapshot_build(struct fs_copy *copy, bool kaddr_ok, void **bufp,
 	*sizep = s.size;
 	s.size = sizeof(*h);
 	s.nr_records = 0;
-	fs_snap_emit_all(&s);
+	fst_snap_emit_all(&s);
 	err = 0;
 out_unlock:
 	mutex_unlock(&s.db->lock);
@@ -415,14 +415,14 @@ out_unlock:
 		   (s.hide_kernel ? FLAMESTAT_SNAPF_LOCKDOWN : 0);
 	h->nr_records = s.nr_records;
 	h->boottime_ns = copy->boottime_ns;
-	fs_cfg_to_user(&copy->cfg, &h->config);
-	fs_stats_fill(&h->stats, &copy->counts);
+	fst_cfg_to_user(&copy->cfg, &h->config);
+	fst_stats_fill(&h->stats, &copy->counts);
 	h->stats.stacks = copy->nr_entries;
 	h->stats.running_ns = copy->running_ns;
 	h->stats.nr_cpus = copy->nr_cpus;
 	*bufp = s.buf;
 out_free:
-	fs_ksymset_free(&s.ksyms);
+	fst_ksymset_free(&s.ksyms);
 	kvfree(s.map_base);
 	bitmap_free(s.maps_used);
 	bitmap_free(s.procs_used);

@@ -12,9 +12,9 @@
 #include "flamestat.h"
 
 /* An average entry (header and ~20 frames) per bucket keeps chains short. */
-#define FS_BYTES_PER_BUCKET	256
+#define FST_BYTES_PER_BUCKET	256
 
-int fs_table_init(struct fs_table *t, size_t bytes, int node)
+int fst_table_init(struct fst_table *t, size_t bytes, int node)
 {
 	size_t words = bytes / sizeof(u64);
 	u32 nb;
@@ -24,12 +24,12 @@ int fs_table_init(struct fs_table *t, size_t bytes, int node)
 		words = 1024;
 	if (words > U32_MAX)
 		words = U32_MAX;
-	nb = rounddown_pow_of_two(max_t(size_t, bytes / FS_BYTES_PER_BUCKET,
+	nb = rounddown_pow_of_two(max_t(size_t, bytes / FST_BYTES_PER_BUCKET,
 					64));
 	t->arena = vmalloc_node(words * sizeof(u64), node);
 	t->buckets = vzalloc_node(nb * sizeof(u32), node);
 	if (!t->arena || !t->buckets) {
-		fs_table_free(t);
+		fst_table_free(t);
 		return -ENOMEM;
 	}
 	t->arena_words = words;
@@ -38,7 +38,7 @@ int fs_table_init(struct fs_table *t, size_t bytes, int node)
 	return 0;
 }
 
-void fs_table_free(struct fs_table *t)
+void fst_table_free(struct fst_table *t)
 {
 	vfree(t->arena);
 	vfree(t->buckets);
@@ -50,13 +50,13 @@ void fs_table_free(struct fs_table *t)
  * (a CPU's, drained every second) has its used buckets emptied one by
  * one rather than all of them rewritten.
  */
-void fs_table_clear(struct fs_table *t)
+void fst_table_clear(struct fst_table *t)
 {
-	struct fs_entry *e;
+	struct fst_entry *e;
 	u32 off;
 
 	if (t->nr_entries < t->nr_buckets / 16) {
-		fs_table_for_each(t, e, off)
+		fst_table_for_each(t, e, off)
 			t->buckets[e->hash & (t->nr_buckets - 1)] = 0;
 	} else {
 		memset(t->buckets, 0, t->nr_buckets * sizeof(u32));
@@ -66,44 +66,44 @@ void fs_table_clear(struct fs_table *t)
 	memset(&t->counts, 0, sizeof(t->counts));
 }
 
-size_t fs_table_bytes(const struct fs_table *t)
+size_t fst_table_bytes(const struct fst_table *t)
 {
 	return (size_t)t->arena_words * sizeof(u64) +
 	       (size_t)t->nr_buckets * sizeof(u32);
 }
 
-/* Hard-irq safe. Continues @h over @n frames (fs_hash_frame() each). */
-u64 fs_hash_frames(u64 h, const u64 *frames, u32 n)
+/* Hard-irq safe. Continues @h over @n frames (fst_hash_frame() each). */
+u64 fst_hash_frames(u64 h, const u64 *frames, u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		h = fs_hash_frame(h, frames[i]);
+		h = fst_hash_frame(h, frames[i]);
 	return h;
 }
 
 /*
  * Hard-irq safe. The hash of @key whose frames hash to @frames_hash
- * (fs_hash_frames() from FS_HASH_SEED over every frame, kernel then user,
+ * (fst_hash_frames() from FST_HASH_SEED over every frame, kernel then user,
  * which the sampler computes while walking): every key field counts. A
  * step is one xor and one multiply, which carries every bit of a word
  * into the bits above it; the final mix folds the high bits, which every
  * word has reached, back into the low ones that pick the bucket.
  */
-u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash)
+u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash)
 {
 	const u64 *comm = (const u64 *)key->comm;
 	u64 h = frames_hash;
 
-	h = fs_hash_frame(h, ((u64)key->tgid << 32) | key->proc_id);
-	h = fs_hash_frame(h, ((u64)key->cpu << 48) |
+	h = fst_hash_frame(h, ((u64)key->tgid << 32) | key->proc_id);
+	h = fst_hash_frame(h, ((u64)key->cpu << 48) |
 			  ((u64)key->nr_kernel << 32) |
 			  ((u64)key->nr_user << 16));
-	h = fs_hash_frame(h, key->flags);
-	h = fs_hash_frame(h, comm[0]);
-	h = fs_hash_frame(h, comm[1]);
+	h = fst_hash_frame(h, key->flags);
+	h = fst_hash_frame(h, comm[0]);
+	h = fst_hash_frame(h, comm[1]);
 	h ^= h >> 29;
-	h *= FS_HASH_MUL;
+	h *= FST_HASH_MUL;
 	return (u32)(h ^ (h >> 32));
 }
 
@@ -111,7 +111,7 @@ u32 fs_entry_hash_with(const struct fs_entry *key, u64 frames_hash)
  * Every frame of two stacks of @n frames is equal. Frames are words: a
  * word loop, two words a step, without memcmp()'s call and tail.
  */
-static inline bool fs_frames_same(const u64 *a, const u64 *b, u32 n)
+static inline bool fst_frames_same(const u64 *a, const u64 *b, u32 n)
 {
 	u32 i;
 
@@ -121,7 +121,7 @@ static inline bool fs_frames_same(const u64 *a, const u64 *b, u32 n)
 	return i == n || a[i] == b[i];
 }
 
-static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
+static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 {
 	const u64 *ca = (const u64 *)a->comm, *cb = (const u64 *)b->comm;
 
@@ -129,27 +129,27 @@ static bool fs_entry_same(const struct fs_entry *a, const struct fs_entry *b)
 	       a->proc_id == b->proc_id && a->cpu == b->cpu &&
 	       a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
 	       a->flags == b->flags && ca[0] == cb[0] && ca[1] == cb[1] &&
-	       fs_frames_same(a->frames, b->frames,
+	       fst_frames_same(a->frames, b->frames,
 			      a->nr_kernel + a->nr_user);
 }
 
 /*
- * The rare path of fs_table_add(): @key is new, append it and link it
+ * The rare path of fst_table_add(): @key is new, append it and link it
  * in bucket @b. Out of line, so that counting a known stack saves and
  * restores fewer registers.
  */
-static noinline int fs_table_insert(struct fs_table *t,
-				    const struct fs_entry *key, u64 count,
+static noinline int fst_table_insert(struct fst_table *t,
+				    const struct fst_entry *key, u64 count,
 				    u32 b)
 {
-	struct fs_entry *e;
+	struct fst_entry *e;
 	u32 off, words;
 
-	words = fs_entry_words(key);
+	words = fst_entry_words(key);
 	if (words > t->arena_words - t->used)
 		return -ENOSPC;
 	off = t->used;
-	e = (struct fs_entry *)&t->arena[off];
+	e = (struct fst_entry *)&t->arena[off];
 	memcpy(e, key, words * sizeof(u64));
 	e->count = count;
 	e->next = t->buckets[b];
@@ -167,24 +167,24 @@ static noinline int fs_table_insert(struct fs_table *t,
  * Called in hard-irq (hrtimer) on the owning CPU's table: must not sleep,
  * allocate or take locks; the caller guarantees a single writer.
  */
-int fs_table_add(struct fs_table *t, const struct fs_entry *key, u64 count)
+int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 {
 	u32 b = key->hash & (t->nr_buckets - 1);
 	u32 off = t->buckets[b];
-	struct fs_entry *e;
+	struct fst_entry *e;
 
 	while (off) {
-		e = (struct fs_entry *)&t->arena[off];
-		if (fs_entry_same(e, key)) {
+		e = (struct fst_entry *)&t->arena[off];
+		if (fst_entry_same(e, key)) {
 			e->count += count;
 			return 0;
 		}
 		off = e->next;
 	}
-	return fs_table_insert(t, key, count, b);
+	return fst_table_insert(t, key, count, b);
 }
 
-void fs_counts_add(struct fs_counts *dst, const struct fs_counts *src)
+void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 {
 	int i;
 

@@ -14,21 +14,21 @@
 
 #include "flamestat.h"
 
-static struct fs_entry *fs_text_entry(struct fs_text *tx)
+static struct fst_entry *fst_text_entry(struct fst_text *tx)
 {
 	if (tx->pos_off >= tx->copy.used)
 		return NULL;
-	return (struct fs_entry *)&tx->copy.arena[tx->pos_off];
+	return (struct fst_entry *)&tx->copy.arena[tx->pos_off];
 }
 
-static void *fs_text_start(struct seq_file *m, loff_t *pos)
+static void *fst_text_start(struct seq_file *m, loff_t *pos)
 {
-	struct fs_text *tx = m->private;
-	struct fs_entry *e;
+	struct fst_text *tx = m->private;
+	struct fst_entry *e;
 	int err;
 
 	if (!tx->have_copy) {
-		err = fs_copy_take(&tx->copy, false);
+		err = fst_copy_take(&tx->copy, false);
 		if (err)
 			return ERR_PTR(err);
 		tx->have_copy = true;
@@ -40,24 +40,24 @@ static void *fs_text_start(struct seq_file *m, loff_t *pos)
 		tx->pos_idx = 0;
 		tx->pos_off = 1;
 	}
-	while (tx->pos_idx < *pos && (e = fs_text_entry(tx))) {
-		tx->pos_off += fs_entry_words(e);
+	while (tx->pos_idx < *pos && (e = fst_text_entry(tx))) {
+		tx->pos_off += fst_entry_words(e);
 		tx->pos_idx++;
 	}
-	return fs_text_entry(tx);
+	return fst_text_entry(tx);
 }
 
-static void *fs_text_next(struct seq_file *m, void *v, loff_t *pos)
+static void *fst_text_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	struct fs_text *tx = m->private;
+	struct fst_text *tx = m->private;
 
-	tx->pos_off += fs_entry_words(v);
+	tx->pos_off += fst_entry_words(v);
 	tx->pos_idx++;
 	++*pos;
-	return fs_text_entry(tx);
+	return fst_text_entry(tx);
 }
 
-static void fs_text_stop(struct seq_file *m, void *v)
+static void fst_text_stop(struct seq_file *m, void *v)
 {
 }
 
@@ -65,7 +65,7 @@ static void fs_text_stop(struct seq_file *m, void *v)
  * Folded format separators must not appear inside a frame: ';' splits
  * frames, whitespace before the count ends the stack, newlines end lines.
  */
-static void fs_put_name(struct seq_file *m, const char *s, size_t max)
+static void fst_put_name(struct seq_file *m, const char *s, size_t max)
 {
 	size_t i;
 
@@ -82,11 +82,11 @@ static void fs_put_name(struct seq_file *m, const char *s, size_t max)
 	}
 }
 
-static void fs_put_user_frame(struct seq_file *m, struct fs_procdb *db,
-			      const struct fs_maps *maps, u64 addr)
+static void fst_put_user_frame(struct seq_file *m, struct fst_procdb *db,
+			      const struct fst_maps *maps, u64 addr)
 {
-	const struct fs_map *map = fs_maps_find(maps, addr);
-	const struct fs_file *f;
+	const struct fst_map *map = fst_maps_find(maps, addr);
+	const struct fst_file *f;
 
 	seq_putc(m, ';');
 	/*
@@ -106,12 +106,12 @@ static void fs_put_user_frame(struct seq_file *m, struct fs_procdb *db,
 		seq_printf(m, "[vdso]+0x%llx", addr - map->start);
 		return;
 	}
-	f = fs_procdb_file(db, map->file_id);
+	f = fst_procdb_file(db, map->file_id);
 	if (!f) {
 		seq_printf(m, "0x%llx", addr);
 		return;
 	}
-	fs_put_name(m, kbasename(f->path), SIZE_MAX);
+	fst_put_name(m, kbasename(f->path), SIZE_MAX);
 	seq_printf(m, "+0x%llx", addr - map->start + map->pgoff);
 }
 
@@ -119,15 +119,15 @@ static void fs_put_user_frame(struct seq_file *m, struct fs_procdb *db,
  * Frames after the first are return addresses: name the byte before, the
  * call, so a call that ends a function is not taken for the next one.
  */
-static void fs_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
+static void fst_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
 				bool kaddr_ok)
 {
 	char name[KSYM_NAME_LEN + 64];
 	u32 off;
 
 	seq_putc(m, ';');
-	if (fs_ksym_name(addr - is_ret, name, sizeof(name), &off) >= 0)
-		fs_put_name(m, name, sizeof(name));
+	if (fst_ksym_name(addr - is_ret, name, sizeof(name), &off) >= 0)
+		fst_put_name(m, name, sizeof(name));
 	else if (kaddr_ok)
 		seq_printf(m, "0x%llx", addr);
 	else
@@ -135,45 +135,45 @@ static void fs_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
 	seq_puts(m, "_[k]");
 }
 
-static int fs_text_show(struct seq_file *m, void *v)
+static int fst_text_show(struct seq_file *m, void *v)
 {
-	struct fs_text *tx = m->private;
-	struct fs_procdb *db = tx->copy.procdb;
-	const struct fs_entry *e = v;
-	const struct fs_maps *maps = NULL;
-	struct fs_proc *p;
+	struct fst_text *tx = m->private;
+	struct fst_procdb *db = tx->copy.procdb;
+	const struct fst_entry *e = v;
+	const struct fst_maps *maps = NULL;
+	struct fst_proc *p;
 	int i;
 
 	if (e->cpu != FLAMESTAT_CPU_ANY)
 		seq_printf(m, "cpu-%u;", e->cpu);
-	fs_put_name(m, e->comm, sizeof(e->comm));
+	fst_put_name(m, e->comm, sizeof(e->comm));
 
 	rcu_read_lock();
-	p = fs_procdb_proc(db, e->proc_id);
+	p = fst_procdb_proc(db, e->proc_id);
 	if (p)
 		maps = rcu_dereference(p->maps);
 	if (e->nr_user && (e->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 		seq_puts(m, ";[truncated]");
 	for (i = e->nr_user - 1; i >= 0; i--)
-		fs_put_user_frame(m, db, maps, e->frames[e->nr_kernel + i]);
+		fst_put_user_frame(m, db, maps, e->frames[e->nr_kernel + i]);
 	rcu_read_unlock();
 
-	if (e->nr_kernel && (tx->copy.lockdown || fs_locked_down())) {
+	if (e->nr_kernel && (tx->copy.lockdown || fst_locked_down())) {
 		seq_puts(m, ";[withheld]_[k]");
 	} else if (e->nr_kernel) {
 		if (e->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED)
 			seq_puts(m, ";[truncated]_[k]");
 		for (i = e->nr_kernel - 1; i >= 0; i--)
-			fs_put_kernel_frame(m, e->frames[i], i > 0,
+			fst_put_kernel_frame(m, e->frames[i], i > 0,
 					    tx->kaddr_ok);
 	}
 	seq_printf(m, " %llu\n", e->count);
 	return 0;
 }
 
-const struct seq_operations fs_text_seq_ops = {
-	.start = fs_text_start,
-	.next = fs_text_next,
-	.stop = fs_text_stop,
-	.show = fs_text_show,
+const struct seq_operations fst_text_seq_ops = {
+	.start = fst_text_start,
+	.next = fst_text_next,
+	.stop = fst_text_stop,
+	.show = fst_text_show,
 };

@@ -18,7 +18,7 @@
  * @regs are the interrupted kernel registers; the walk starts there, so the
  * sampler's own interrupt frames never appear. frames[0] is regs->ip.
  */
-unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
+unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			    unsigned int max, u32 *flags)
 {
 	struct unwind_state state;
@@ -48,16 +48,16 @@ unsigned int fs_walk_kernel(struct pt_regs *regs, u64 *frames,
  * not lower), so kernel and non-canonical addresses are never touched.
  * A 32-bit task's frames lie below 4 GiB and need no such check.
  */
-#define FS_UFRAME_MAX	(TASK_SIZE_MAX - 2 * sizeof(unsigned long))
+#define FST_UFRAME_MAX	(TASK_SIZE_MAX - 2 * sizeof(unsigned long))
 
 /*
- * fs_get_frame: the frame at @fp, {next frame pointer, return address}, as
+ * fst_get_frame: the frame at @fp, {next frame pointer, return address}, as
  * two longs or, for a 32-bit task, two u32s. One load per word, so a word
  * another thread stores meanwhile is read whole, old or new (a byte copy
  * could mix the two). Only inside a user-access section; a fault jumps to
  * @err.
  */
-#define fs_get_frame(compat, fp, next, ret, err)			\
+#define fst_get_frame(compat, fp, next, ret, err)			\
 do {									\
 	if (compat) {							\
 		const u32 __user *p32 = (const u32 __user *)(fp);	\
@@ -77,7 +77,7 @@ do {									\
 } while (0)
 
 /* Hard-irq: the frame at @fp through copy_from_user_nmi(); 0 or -EFAULT. */
-static int fs_copy_frame_nmi(unsigned long fp, bool compat,
+static int fst_copy_frame_nmi(unsigned long fp, bool compat,
 			     unsigned long *next, unsigned long *ret)
 {
 	struct { u32 next; u32 ret; } f32;
@@ -99,15 +99,15 @@ static int fs_copy_frame_nmi(unsigned long fp, bool compat,
 
 /*
  * Hard-irq: the frame-pointer chain from @fp after frames[0] (the IP), for
- * fs_walk_user(). Always inlined with a constant @compat, so the 64-bit
+ * fst_walk_user(). Always inlined with a constant @compat, so the 64-bit
  * walk carries no test for 32-bit frames.
  */
 static __always_inline unsigned int
-fs_walk_chain(unsigned long fp, bool interrupted, const bool compat,
+fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 	      u64 *frames, unsigned int max, u32 *flags, u64 *hash)
 {
 	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
-	const unsigned long fp_max = FS_UFRAME_MAX;
+	const unsigned long fp_max = FST_UFRAME_MAX;
 	const size_t size = compat ? 2 * sizeof(u32) : 2 * sizeof(long);
 	unsigned long next = 0, ret = 0;
 	unsigned int n = 1;
@@ -115,7 +115,7 @@ fs_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 
 	if (!fp)
 		goto out;
-	if (!interrupted && fs_copy_frame_nmi(fp, compat, &next, &ret))
+	if (!interrupted && fst_copy_frame_nmi(fp, compat, &next, &ret))
 		goto fault;
 	pagefault_disable();
 	if (!user_access_begin((const void __user *)fp, size)) {
@@ -123,7 +123,7 @@ fs_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 		goto fault;
 	}
 	if (interrupted)
-		fs_get_frame(compat, fp, next, ret, efault);
+		fst_get_frame(compat, fp, next, ret, efault);
 	/* No calls from here to user_access_end(): objtool checks. */
 	for (;;) {
 		if (!ret)
@@ -133,13 +133,13 @@ fs_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 			break;
 		}
 		frames[n++] = ret;
-		h = fs_hash_frame(h, ret);
+		h = fst_hash_frame(h, ret);
 		if (next <= fp)
 			break;
 		fp = next;
 		if (!compat && unlikely(fp > fp_max))
 			goto efault;
-		fs_get_frame(compat, fp, next, ret, efault);
+		fst_get_frame(compat, fp, next, ret, efault);
 	}
 	user_access_end();
 	pagefault_enable();
@@ -163,7 +163,7 @@ fault:
  * pointer that does not increase (a loop, or code built without frame
  * pointers), at an unreadable frame (marked USER_FAULT) or at @max frames
  * (marked USER_TRUNCATED only when the chain goes on). Each frame is also
- * hashed into *@hash (fs_hash_frame()), while it is in a register. A task
+ * hashed into *@hash (fst_hash_frame()), while it is in a register. A task
  * in 32-bit mode (compat, or a 32-bit code segment of its own) has 32-bit
  * frames: {u32 next, u32 return address}, and is marked COMPAT.
  *
@@ -178,20 +178,20 @@ fault:
  * read with copy_from_user_nmi(), which checks; nothing can change the
  * answer before this interrupt returns.
  */
-unsigned int fs_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
+unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 			  unsigned int max, u32 *flags, u64 *hash)
 {
 	if (!max)
 		return 0;
 	if (likely(user_64bit_mode(regs))) {
 		frames[0] = regs->ip;
-		*hash = fs_hash_frame(*hash, regs->ip);
-		return fs_walk_chain(regs->bp, interrupted, false, frames, max,
+		*hash = fst_hash_frame(*hash, regs->ip);
+		return fst_walk_chain(regs->bp, interrupted, false, frames, max,
 				     flags, hash);
 	}
 	*flags |= FLAMESTAT_STACKF_COMPAT;
 	frames[0] = (u32)regs->ip;
-	*hash = fs_hash_frame(*hash, frames[0]);
-	return fs_walk_chain((u32)regs->bp, interrupted, true, frames, max,
+	*hash = fst_hash_frame(*hash, frames[0]);
+	return fst_walk_chain((u32)regs->bp, interrupted, true, frames, max,
 			     flags, hash);
 }

@@ -34,7 +34,7 @@ for k in $kernels; do
 done
 
 # The feature tests must see the API each kernel really has.
-flags_of() { tr ' ' '\n' < "$BUILD/kbuild/$1/kmod/.main.o.cmd" | grep -o 'FS_HAVE_[A-Z_]*' | sort -u | tr '\n' ' '; }
+flags_of() { tr ' ' '\n' < "$BUILD/kbuild/$1/kmod/.main.o.cmd" | grep -o 'FST_HAVE_[A-Z_]*' | sort -u | tr '\n' ' '; }
 expect_flags() {
 	local k=$1 want=$2 got
 	[ -f "$BUILD/kbuild/$k/kmod/.main.o.cmd" ] || return 0
@@ -47,8 +47,8 @@ expect_flags() {
 }
 for k in $kernels; do
 	case $k in
-	6.1.0-*) expect_flags "$k" "FS_HAVE_FOR_EACH_VMA FS_HAVE_IN_EXECVE FS_HAVE_MMAP_LOCK FS_HAVE_NOTIFY_CHANGE_USERNS FS_HAVE_PERFMON_CAPABLE " ;;
-	6.12.*) expect_flags "$k" "FS_HAVE_FOR_EACH_VMA FS_HAVE_IN_EXECVE FS_HAVE_MMAP_LOCK FS_HAVE_NOTIFY_CHANGE_IDMAP FS_HAVE_PERFMON_CAPABLE FS_HAVE_VM_FLAGS_CONST " ;;
+	6.1.0-*) expect_flags "$k" "FST_HAVE_FOR_EACH_VMA FST_HAVE_IN_EXECVE FST_HAVE_MMAP_LOCK FST_HAVE_NOTIFY_CHANGE_USERNS FST_HAVE_PERFMON_CAPABLE " ;;
+	6.12.*) expect_flags "$k" "FST_HAVE_FOR_EACH_VMA FST_HAVE_IN_EXECVE FST_HAVE_MMAP_LOCK FST_HAVE_NOTIFY_CHANGE_IDMAP FST_HAVE_PERFMON_CAPABLE FST_HAVE_VM_FLAGS_CONST " ;;
 	esac
 done
 
