@@ -28,7 +28,10 @@ ifeq ($(origin KDIR),undefined)
 else
   KVER ?= $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
 endif
-export KDIR KVER
+# Not exported: targets that run `deps` first (check, demo, ...) build in a
+# sub-make, which must look for the headers again once they are installed.
+# KDIR= or KVER= given by the user reach sub-makes anyway (command line or
+# environment).
 
 # Warnings are errors for us, so build the module at W=1 by default.
 W ?= 1
