@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "flamestat.h"
+#include "procdb.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID	3
@@ -35,7 +35,7 @@ static int fst_read_exact(struct file *file, void *buf, size_t len, loff_t pos)
 }
 
 static bool fst_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
-			   u32 *size)
+			    u32 *size)
 {
 	const u8 *end = p + len;
 
@@ -63,7 +63,15 @@ static bool fst_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
 	return false;
 }
 
-/* Process context. Returns 0 with the build-id in @id, or -errno. */
+/**
+ * fst_read_build_id() - read the GNU build-id note of an ELF file
+ * @file: the mapped file
+ * @id: where the build-id goes, FLAMESTAT_BUILD_ID_SIZE bytes
+ * @size: its length
+ *
+ * Context: process context; reads the file.
+ * Return: 0 with the build-id in @id, or -errno.
+ */
 int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 {
 	union {
@@ -102,7 +110,7 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 
 		err = eh.e64.e_phentsize != sizeof(*p) ? -ENOEXEC :
 		      fst_read_exact(file, p, phnum * sizeof(*p),
-				    eh.e64.e_phoff);
+				     eh.e64.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
 			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };
@@ -111,7 +119,7 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 
 		err = eh.e32.e_phentsize != sizeof(*p) ? -ENOEXEC :
 		      fst_read_exact(file, p, phnum * sizeof(*p),
-				    eh.e32.e_phoff);
+				     eh.e32.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
 			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };

@@ -7,6 +7,7 @@
 #ifndef FLAMESTAT_COMPAT_H
 #define FLAMESTAT_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 
 #ifdef FST_HAVE_FOR_EACH_VMA
@@ -33,5 +34,8 @@
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)
 #endif
+
+void fst_hrtimer_setup(struct hrtimer *t,
+		       enum hrtimer_restart (*fn)(struct hrtimer *));
 
 #endif /* FLAMESTAT_COMPAT_H */

@@ -18,9 +18,12 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "flamestat.h"
+#include "device.h"
+#include "output.h"
+#include "session.h"
 
-extern int fst_gid;
+/* group= at load: also allowed to open the device; -1: root only. */
+static int fst_gid = -1;
 
 /*
  * Per-open state. Life: open -> (CLAIM) -> configure/start/stop by ioctl or
@@ -47,7 +50,7 @@ static bool fst_kaddr_visible(void)
 
 	if (fst_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
 		return false;
-	snprintf(pk, sizeof(pk), "%pK", &fs);
+	snprintf(pk, sizeof(pk), "%pK", &fst_gid);
 	return strspn(pk, "0") != strlen(pk);
 }
 
@@ -100,10 +103,7 @@ static int fst_release(struct inode *inode, struct file *file)
 {
 	struct fst_open *op = fst_open_of(file);
 
-	mutex_lock(&fs.ctl_lock);
-	if (fs.claim == file)
-		fs.claim = NULL;
-	mutex_unlock(&fs.ctl_lock);
+	fst_release_file(file);
 	if (op->text.have_copy)
 		fst_copy_release(&op->text.copy);
 	vfree(op->snap);
@@ -127,17 +127,6 @@ static loff_t fst_llseek(struct file *file, loff_t off, int whence)
 		mutex_unlock(&m->lock);
 	}
 	return ret;
-}
-
-/* ctl_lock held: may @file change the profiler's state? */
-static int fst_may_control(struct file *file)
-{
-	lockdep_assert_held(&fs.ctl_lock);
-	if (!(file->f_mode & FMODE_WRITE))
-		return -EBADF;
-	if (fs.claim && fs.claim != file)
-		return -EBUSY;
-	return 0;
 }
 
 enum fst_cmd_op { FST_CMD_START, FST_CMD_STOP, FST_CMD_RESET, FST_CMD_FREQ };
@@ -183,7 +172,7 @@ static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 
 /* Every command is checked before any is applied. */
 static ssize_t fst_write(struct file *file, const char __user *ubuf,
-			size_t len, loff_t *ppos)
+			 size_t len, loff_t *ppos)
 {
 	struct fst_cmd cmds[FST_MAX_CMDS];
 	char buf[128];
@@ -200,7 +189,7 @@ static ssize_t fst_write(struct file *file, const char __user *ubuf,
 	if (err)
 		return err;
 
-	mutex_lock(&fs.ctl_lock);
+	fst_ctl_lock();
 	err = fst_may_control(file);
 	for (i = 0; !err && i < nr; i++) {
 		switch (cmds[i].op) {
@@ -218,7 +207,7 @@ static ssize_t fst_write(struct file *file, const char __user *ubuf,
 			break;
 		}
 	}
-	mutex_unlock(&fs.ctl_lock);
+	fst_ctl_unlock();
 	return err ?: len;
 }
 
@@ -241,9 +230,9 @@ static long fst_ioc_set_config(struct file *file, void __user *arg)
 	err = fst_cfg_from_user(cfg, u);
 	if (err)
 		goto out;
-	mutex_lock(&fs.ctl_lock);
+	fst_ctl_lock();
 	err = fst_may_control(file) ?: fst_set_config(cfg);
-	mutex_unlock(&fs.ctl_lock);
+	fst_ctl_unlock();
 out:
 	kfree(u);
 	kfree(cfg);
@@ -257,9 +246,9 @@ static long fst_ioc_get_config(void __user *arg)
 
 	if (!u)
 		return -ENOMEM;
-	mutex_lock(&fs.ctl_lock);
-	fst_cfg_to_user(&fs.cfg, u);
-	mutex_unlock(&fs.ctl_lock);
+	fst_ctl_lock();
+	fst_get_config(u);
+	fst_ctl_unlock();
 	if (copy_to_user(arg, u, sizeof(*u)))
 		err = -EFAULT;
 	kfree(u);
@@ -295,9 +284,9 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 		return -EINVAL;
 	if (req.flags & FLAMESTAT_SNAP_CLEAR) {
 		/* Clearing takes the samples away from everyone else. */
-		mutex_lock(&fs.ctl_lock);
+		fst_ctl_lock();
 		err = fst_may_control(file);
-		mutex_unlock(&fs.ctl_lock);
+		fst_ctl_unlock();
 		if (err)
 			return err;
 	}
@@ -389,7 +378,7 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	}
 
-	mutex_lock(&fs.ctl_lock);
+	fst_ctl_lock();
 	err = fst_may_control(file);
 	if (err)
 		goto out;
@@ -404,17 +393,14 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = fst_reset();
 		break;
 	case FLAMESTAT_IOC_CLAIM:
-		fs.claim = file;
+		fst_claim(file);
 		break;
 	case FLAMESTAT_IOC_UNCLAIM:
-		if (fs.claim != file)
-			err = -EINVAL;
-		else
-			fs.claim = NULL;
+		err = fst_unclaim(file);
 		break;
 	}
 out:
-	mutex_unlock(&fs.ctl_lock);
+	fst_ctl_unlock();
 	return err;
 }
 
@@ -535,10 +521,19 @@ out:
 	path_put(&path);
 }
 
-int fst_device_register(void)
+/**
+ * fst_device_register() - create /dev/flamestat
+ * @gid: a group also allowed to open it (the node becomes root:@gid 0660),
+ *	or -1 for root only
+ *
+ * Context: process context (module init).
+ * Return: 0, or the error of misc_register().
+ */
+int fst_device_register(int gid)
 {
 	int err;
 
+	fst_gid = gid;
 	if (fst_gid >= 0)
 		fst_misc.mode = 0660;
 	err = misc_register(&fst_misc);
@@ -549,6 +544,11 @@ int fst_device_register(void)
 	return 0;
 }
 
+/**
+ * fst_device_unregister() - remove /dev/flamestat
+ *
+ * Context: process context (module exit); no file is open any more.
+ */
 void fst_device_unregister(void)
 {
 	misc_deregister(&fst_misc);

@@ -8,12 +8,17 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "flamestat.h"
+#include "output.h"
 
-/*
- * Any context that may use kallsyms (not NMI). Writes the name of @addr to
- * @buf and its offset into the symbol to @offset. Returns the name length,
- * or -ENOENT when @addr is in no known symbol.
+/**
+ * fst_ksym_name() - the name of a kernel address
+ * @addr: the address
+ * @buf: where the name goes
+ * @size: room in @buf
+ * @offset: the offset of @addr into its symbol
+ *
+ * Context: any context that may use kallsyms (not NMI).
+ * Return: the name's length, or -ENOENT when @addr is in no known symbol.
  */
 int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset)
 {

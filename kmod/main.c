@@ -2,28 +2,20 @@
 /*
  * flamestat: a CPU profiler that samples every CPU with a pinned hrtimer
  * and counts identical stacks in the kernel. This file holds the module
- * parameters, the configuration, start/stop/reset, CPU hotplug and module
- * load/unload. `insmod flamestat.ko` starts sampling every CPU at 997 Hz;
+ * parameters and module load/unload; session.c owns the state.
+ * `insmod flamestat.ko` starts sampling every CPU at 997 Hz;
  * `cat /dev/flamestat` prints folded stacks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
-#include <linux/ktime.h>
+#include <linux/cpumask.h>
 #include <linux/module.h>
-#include <linux/mm.h>
 #include <linux/moduleparam.h>
-#include <linux/pid.h>
-#include <linux/sched.h>
-#include <linux/security.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
 
-#include "flamestat.h"
-
-struct fst_state fs;
-struct fst_cpu __percpu *fst_cpus;
+#include "config.h"
+#include "device.h"
+#include "session.h"
 
 /* Initial configuration; the tool changes it through the ioctls. */
 static unsigned int freq = FLAMESTAT_DEFAULT_FREQ;
@@ -88,250 +80,9 @@ static unsigned int maps_kb = 8192;
 module_param(maps_kb, uint, 0444);
 MODULE_PARM_DESC(maps_kb, "KiB for recorded maps and file names (default 8192)");
 
-int fst_gid = -1;
-module_param_named(group, fst_gid, int, 0444);
+static int group = -1;
+module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "gid also allowed to use /dev/flamestat (default -1: root only)");
-
-/*
- * Lockdown only ever rises, so once it says no, stop asking: every query
- * while locked down logs a notice.
- */
-bool fst_locked_down(void)
-{
-	static bool locked;
-
-	if (!READ_ONCE(locked) && security_locked_down(LOCKDOWN_PERF))
-		WRITE_ONCE(locked, true);
-	return READ_ONCE(locked);
-}
-
-/*
- * Validates @u and converts it into @cfg; pids are read in the caller's pid
- * namespace (thread ids are taken as their process). Process context.
- */
-int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
-{
-	unsigned int i, bits = nr_cpu_ids;
-
-	if (u->flags & ~FLAMESTAT_CFG_ALL)
-		return -EINVAL;
-	if (!(u->flags & (FLAMESTAT_CFG_KERNEL | FLAMESTAT_CFG_USER)))
-		return -EINVAL;
-	if (u->freq_hz < FLAMESTAT_MIN_FREQ || u->freq_hz > FLAMESTAT_MAX_FREQ)
-		return -EINVAL;
-	if (!u->kernel_depth || u->kernel_depth > FLAMESTAT_MAX_KERNEL_DEPTH ||
-	    !u->user_depth || u->user_depth > FLAMESTAT_MAX_USER_DEPTH)
-		return -EINVAL;
-	if (u->nr_pids > FLAMESTAT_MAX_PIDS)
-		return -EINVAL;
-	if ((u->flags & FLAMESTAT_CFG_PID_TREE) && !u->nr_pids)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(u->reserved); i++)
-		if (u->reserved[i])
-			return -EINVAL;
-	for (i = u->nr_pids; i < FLAMESTAT_MAX_PIDS; i++)
-		if (u->pids[i])
-			return -EINVAL;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->flags = u->flags;
-	cfg->freq = u->freq_hz;
-	cfg->period_ns = div_u64(NSEC_PER_SEC + u->freq_hz / 2, u->freq_hz);
-	cfg->kernel_depth = u->kernel_depth;
-	cfg->user_depth = u->user_depth;
-
-	if (u->flags & FLAMESTAT_CFG_CPUMASK) {
-		for (i = 0; i < FLAMESTAT_MAX_CPUS; i++) {
-			if (!(u->cpus[i / 64] & (1ULL << (i % 64))))
-				continue;
-			if (i >= bits)
-				return -EINVAL;
-			cpumask_set_cpu(i, &cfg->cpus);
-		}
-		if (cpumask_empty(&cfg->cpus))
-			return -EINVAL;
-	} else {
-		for (i = 0; i < FLAMESTAT_CPUMASK_WORDS; i++)
-			if (u->cpus[i])
-				return -EINVAL;
-		cpumask_copy(&cfg->cpus, cpu_possible_mask);
-	}
-
-	for (i = 0; i < u->nr_pids; i++) {
-		struct task_struct *task;
-
-		if (!u->pids[i] || u->pids[i] > PID_MAX_LIMIT)
-			return -EINVAL;
-		rcu_read_lock();
-		task = pid_task(find_vpid(u->pids[i]), PIDTYPE_PID);
-		if (task)
-			cfg->pids[i] = task_tgid_nr(task);
-		rcu_read_unlock();
-		if (!task)
-			return -ESRCH;
-		cfg->vpids[i] = u->pids[i];
-	}
-	cfg->nr_pids = u->nr_pids;
-	return 0;
-}
-
-void fst_cfg_to_user(const struct fst_cfg *cfg, struct flamestat_config *u)
-{
-	unsigned int cpu;
-
-	memset(u, 0, sizeof(*u));
-	u->flags = cfg->flags;
-	u->freq_hz = cfg->freq;
-	u->kernel_depth = cfg->kernel_depth;
-	u->user_depth = cfg->user_depth;
-	u->nr_pids = cfg->nr_pids;
-	memcpy(u->pids, cfg->vpids, sizeof(u->pids));
-	if (cfg->flags & FLAMESTAT_CFG_CPUMASK)
-		for_each_cpu(cpu, &cfg->cpus)
-			if (cpu < FLAMESTAT_MAX_CPUS)
-				u->cpus[cpu / 64] |= 1ULL << (cpu % 64);
-}
-
-u64 fst_running_ns(void)
-{
-	lockdep_assert_held(&fs.ctl_lock);
-	return fs.run_total_ns +
-	       (fs.running ? ktime_get_ns() - fs.run_start_ns : 0);
-}
-
-/* ctl_lock held. Starts a timer on every online CPU of the configuration. */
-int fst_start(void)
-{
-	lockdep_assert_held(&fs.ctl_lock);
-	if (fs.running)
-		return 0;
-	fs.lockdown = fst_locked_down();
-	if (fs.lockdown && !(fs.cfg.flags & FLAMESTAT_CFG_USER))
-		return -EPERM;
-	if (fs.lockdown)
-		pr_notice("kernel lockdown: kernel stacks are withheld\n");
-	cpus_read_lock();
-	WRITE_ONCE(fs.running, true);
-	fs.run_start_ns = ktime_get_ns();
-	on_each_cpu_mask(cpu_online_mask, fst_cpu_start_timer, NULL, true);
-	cpus_read_unlock();
-	mod_delayed_work(system_wq, &fs.drain_work, HZ);
-	return 0;
-}
-
-/* ctl_lock held. Returns once no timer callback runs any more. */
-void fst_stop(void)
-{
-	unsigned int cpu;
-
-	lockdep_assert_held(&fs.ctl_lock);
-	if (!fs.running)
-		return;
-	cpus_read_lock();
-	WRITE_ONCE(fs.running, false);
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(fst_cpus, cpu)->timer);
-	cpus_read_unlock();
-	fs.run_total_ns += ktime_get_ns() - fs.run_start_ns;
-}
-
-/* ctl_lock held. Applies @cfg, restarting the timers if they ran. */
-int fst_set_config(const struct fst_cfg *cfg)
-{
-	bool was_running = fs.running;
-
-	lockdep_assert_held(&fs.ctl_lock);
-	if (was_running && fst_locked_down() &&
-	    !(cfg->flags & FLAMESTAT_CFG_USER))
-		return -EPERM;
-	fst_stop();
-	fs.cfg = *cfg;
-	return was_running ? fst_start() : 0;
-}
-
-/* ctl_lock held. */
-int fst_set_freq(u32 hz)
-{
-	struct fst_cfg *cfg;
-	int err;
-
-	if (hz < FLAMESTAT_MIN_FREQ || hz > FLAMESTAT_MAX_FREQ)
-		return -EINVAL;
-	cfg = kmemdup(&fs.cfg, sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->freq = hz;
-	cfg->period_ns = div_u64(NSEC_PER_SEC + hz / 2, hz);
-	err = fst_set_config(cfg);
-	kfree(cfg);
-	return err;
-}
-
-/*
- * ctl_lock held. Forgets every sample, counter and process, keeping the
- * configuration; sampling pauses for the switch if it was running.
- */
-int fst_reset(void)
-{
-	struct fst_procdb *old, *db;
-	bool was_running = fs.running;
-	unsigned int cpu;
-
-	lockdep_assert_held(&fs.ctl_lock);
-	db = fst_procdb_create(max_procs, (long)maps_kb * 1024);
-	if (!db)
-		return -ENOMEM;
-	fst_stop();
-	mutex_lock(&fs.agg_lock);
-	fst_drain();
-	fst_table_clear(&fs.agg);
-	old = fs.procdb;
-	fs.procdb = db;
-	/* No timer runs: the caches may be written from here. */
-	for_each_possible_cpu(cpu) {
-		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
-
-		c->cache_mm = NULL;
-		c->cache_db = NULL;
-	}
-	fs.run_total_ns = 0;
-	mutex_unlock(&fs.agg_lock);
-	fst_procdb_put(old);
-	return was_running ? fst_start() : 0;
-}
-
-/* CPU hotplug, on the CPU coming up, process context. */
-static int fst_cpu_online(unsigned int cpu)
-{
-	struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
-	int node = cpu_to_node(cpu);
-
-	if (!c->ready) {
-		c->scratch = kmalloc_node(fs.max_depth_words * sizeof(u64),
-					  GFP_KERNEL, node);
-		if (!c->scratch ||
-		    fst_table_init(&c->tab[0], fs.pcpu_bytes, node) ||
-		    fst_table_init(&c->tab[1], fs.pcpu_bytes, node)) {
-			fst_table_free(&c->tab[0]);
-			kfree(c->scratch);
-			c->scratch = NULL;
-			pr_warn("cpu%u: no memory for its tables; not sampled\n",
-				cpu);
-			return 0;
-		}
-		c->ready = true;
-	}
-	if (READ_ONCE(fs.running))
-		fst_cpu_start_timer(NULL);
-	return 0;
-}
-
-/* CPU hotplug, on the CPU going down. Its tables are drained later. */
-static int fst_cpu_offline(unsigned int cpu)
-{
-	hrtimer_cancel(&per_cpu_ptr(fst_cpus, cpu)->timer);
-	return 0;
-}
 
 static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {
@@ -386,131 +137,55 @@ out:
 	return err;
 }
 
-/*
- * What the parameters make us allocate -- the merged table, every possible
- * CPU's two tables, the process database and its maps -- must stay below
- * half of the RAM: a vmalloc() of more than there is warns with a stack
- * dump, and one of nearly all of it wakes the OOM killer.
- */
-static int __init fst_check_memory(void)
-{
-	u64 need = (u64)table_kb * 1024 +
-		   2ULL * fs.pcpu_bytes * num_possible_cpus() +
-		   (u64)max_procs * (sizeof(struct fst_proc) + 3 * sizeof(u32) +
-				     sizeof(void *)) +
-		   (u64)maps_kb * 1024;
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-
-	if (need <= ram / 2)
-		return 0;
-	pr_err("table_kb, pcpu_kb (x2 x %u CPUs), max_procs and maps_kb need %llu MiB, more than half of the %llu MiB of RAM\n",
-	       num_possible_cpus(), need >> 20, ram >> 20);
-	return -ENOMEM;
-}
-
 static int __init fst_init(void)
 {
-	unsigned int cpu;
+	struct fst_limits lim = {
+		.pcpu_kb = pcpu_kb,
+		.table_kb = table_kb,
+		.max_procs = max_procs,
+		.maps_kb = maps_kb,
+	};
+	struct fst_cfg *cfg;
 	int err;
 
-	mutex_init(&fs.ctl_lock);
-	mutex_init(&fs.agg_lock);
-	INIT_DELAYED_WORK(&fs.drain_work, fst_drain_work_fn);
-	err = fst_params_to_cfg(&fs.cfg);
-	if (err)
-		return err;
-	if (!pcpu_kb || !table_kb || !max_procs || !maps_kb ||
-	    max_procs > (1U << 24) || pcpu_kb > (1U << 22) ||
-	    table_kb > (1U << 24) || maps_kb > (1U << 24)) {
-		pr_err("pcpu_kb, table_kb, max_procs and maps_kb must be > 0 and sane\n");
-		return -EINVAL;
-	}
-	fs.pcpu_bytes = (size_t)pcpu_kb * 1024;
-	fs.max_depth_words = FST_ENTRY_HDR_WORDS + FLAMESTAT_MAX_KERNEL_DEPTH +
-			     FLAMESTAT_MAX_USER_DEPTH;
-	err = fst_check_memory();
-	if (err)
-		return err;
-	fst_cost_init();
-
-	fst_cpus = alloc_percpu(struct fst_cpu);
-	if (!fst_cpus)
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
-
-		c->cpu = cpu;
-		fst_hrtimer_setup(&c->timer, fst_timer_fn);
-	}
-	err = fst_table_init(&fs.agg, (size_t)table_kb * 1024, NUMA_NO_NODE);
+	err = fst_params_to_cfg(cfg);
+	if (!err)
+		err = fst_session_init(cfg, &lim);
 	if (err)
-		goto out_free_cpus;
-	fs.procdb = fst_procdb_create(max_procs, (long)maps_kb * 1024);
-	if (!fs.procdb) {
-		err = -ENOMEM;
-		goto out_free_agg;
-	}
-	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "flamestat:online",
-				fst_cpu_online, fst_cpu_offline);
-	if (err < 0)
-		goto out_put_procdb;
-	fs.cpuhp_state = err;
-	err = fst_device_register();
+		goto out_free_cfg;
+	err = fst_device_register(group);
 	if (err)
-		goto out_remove_cpuhp;
+		goto out_session_exit;
 
 	if (autostart) {
-		mutex_lock(&fs.ctl_lock);
+		fst_ctl_lock();
 		err = fst_start();
-		mutex_unlock(&fs.ctl_lock);
+		fst_ctl_unlock();
 		if (err)
 			pr_warn("not started (error %d); write 'start' to %s\n",
 				err, FLAMESTAT_DEVICE);
 	}
 	pr_info("loaded, %s at %u Hz per CPU; read %s\n",
-		fs.running ? "sampling" : "stopped", fs.cfg.freq,
+		fst_running() ? "sampling" : "stopped", cfg->freq,
 		FLAMESTAT_DEVICE);
+	kfree(cfg);
 	return 0;
 
-out_remove_cpuhp:
-	cpuhp_remove_state(fs.cpuhp_state);
-out_put_procdb:
-	fst_procdb_put(fs.procdb);
-out_free_agg:
-	fst_table_free(&fs.agg);
-out_free_cpus:
-	for_each_possible_cpu(cpu) {
-		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
-
-		fst_table_free(&c->tab[0]);
-		fst_table_free(&c->tab[1]);
-		kfree(c->scratch);
-	}
-	free_percpu(fst_cpus);
+out_session_exit:
+	fst_session_exit();
+out_free_cfg:
+	kfree(cfg);
 	return err;
 }
 
 static void __exit fst_exit(void)
 {
-	unsigned int cpu;
-
 	/* Open files hold a module reference: none is left at this point. */
 	fst_device_unregister();
-	mutex_lock(&fs.ctl_lock);
-	fst_stop();
-	mutex_unlock(&fs.ctl_lock);
-	cpuhp_remove_state(fs.cpuhp_state);
-	cancel_delayed_work_sync(&fs.drain_work);
-	fst_procdb_put(fs.procdb);
-	for_each_possible_cpu(cpu) {
-		struct fst_cpu *c = per_cpu_ptr(fst_cpus, cpu);
-
-		fst_table_free(&c->tab[0]);
-		fst_table_free(&c->tab[1]);
-		kfree(c->scratch);
-	}
-	free_percpu(fst_cpus);
-	fst_table_free(&fs.agg);
+	fst_session_exit();
 	pr_info("unloaded\n");
 }
 

@@ -28,7 +28,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "flamestat.h"
+#include "procdb.h"
 
 #define FST_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
 #define FST_FILES_HASH_BITS	10
@@ -47,6 +47,14 @@ struct fst_scan_ent {
 
 static void fst_procdb_scan_work(struct work_struct *work);
 
+/**
+ * fst_procdb_create() - allocate an empty process database
+ * @max_procs: address spaces it can hold
+ * @mem_max: bytes its maps and file records may take
+ *
+ * Context: process context; may sleep.
+ * Return: the database with one reference, or NULL without memory.
+ */
 struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 {
 	struct fst_procdb *db;
@@ -85,6 +93,13 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	return db;
 }
 
+/**
+ * fst_procdb_bytes() - memory a process database holds for its slots
+ * @db: the database
+ *
+ * Context: any.
+ * Return: bytes of its fixed arrays (maps and files are in @db->mem_used).
+ */
 size_t fst_procdb_bytes(const struct fst_procdb *db)
 {
 	return sizeof(*db) + db->max_procs * sizeof(*db->procs) +
@@ -94,6 +109,13 @@ size_t fst_procdb_bytes(const struct fst_procdb *db)
 	       (sizeof(struct hlist_head) << FST_FILES_HASH_BITS);
 }
 
+/**
+ * fst_procdb_get() - take a reference to a process database
+ * @db: the database
+ *
+ * Context: any; the caller already holds a reference or the lock that
+ * protects the pointer it read @db from.
+ */
 void fst_procdb_get(struct fst_procdb *db)
 {
 	kref_get(&db->ref);
@@ -126,6 +148,14 @@ static void fst_procdb_release(struct kref *ref)
 	kfree(db);
 }
 
+/**
+ * fst_procdb_put() - drop a reference to a process database
+ * @db: the database, or NULL
+ *
+ * The last reference frees it, dropping every pin on address spaces.
+ *
+ * Context: process context; may sleep when it is the last reference.
+ */
 void fst_procdb_put(struct fst_procdb *db)
 {
 	if (db)
@@ -154,7 +184,7 @@ static u32 fst_index_find(struct fst_procdb *db, struct mm_struct *mm)
  * same mm first, its id is returned and our slot is abandoned.
  */
 static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
-			  struct mm_struct *mm, bool compat)
+			   struct mm_struct *mm, bool compat)
 {
 	u32 mask = db->index_size - 1;
 	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id, cur;
@@ -208,39 +238,55 @@ published:
 	return id;
 }
 
-/*
- * Hard-irq (hrtimer): must not sleep, allocate or take locks. The slow
- * path of fst_procdb_lookup() (sampler.c): @mm is not the one this CPU's
- * cache holds. Returns its proc id, creating it on first sight, and
- * caches it; 0 when the table is full.
+/**
+ * fst_procdb_lookup_miss() - look an address space up past the CPU cache
+ * @db: the database
+ * @c: this CPU's lookup cache, updated
+ * @task: the sampled task
+ * @mm: its address space, not the one @c holds
+ * @gen: @db->gen as read by the caller
+ * @compat: the task runs in 32-bit mode
+ *
+ * The slow path of fst_procdb_lookup(): finds @mm in the lock-free index or
+ * claims a slot for it, pins it and queues the scan worker.
+ *
+ * Context: hard-irq (hrtimer): must not sleep, allocate or take locks.
+ * Return: the proc id of @mm, or 0 when the database is full.
  */
-u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_cpu *c,
-			  struct task_struct *task, struct mm_struct *mm,
-			  unsigned long gen, bool compat)
+u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
+			   struct task_struct *task, struct mm_struct *mm,
+			   unsigned long gen, bool compat)
 {
 	u32 id;
 
 	id = fst_index_find(db, mm);
 	if (!id)
 		id = fst_proc_insert(db, task, mm, compat);
-	c->cache_mm = mm;
-	c->cache_db = db;
-	c->cache_gen = gen;
-	c->cache_id = id;
+	c->mm = mm;
+	c->db = db;
+	c->gen = gen;
+	c->id = id;
 	return id;
 }
 
-/*
- * Hard-irq (hrtimer): must not sleep, allocate or take locks. Called when
- * a sample of process @id creates a new stack entry (rare in steady state).
- * Every user frame should lie in a recorded mapping; one that does not
- * means the maps are stale (exec, ld.so, dlopen, JIT), and the worker
- * re-reads them, at most once per tick. Frames through code without frame
- * pointers can be garbage: the worker notices when a rescan did not cover
- * the address that asked for it, and requests then back off.
+/**
+ * fst_procdb_check_frames() - ask for a rescan when frames lie outside the maps
+ * @db: the database
+ * @id: the proc id the frames were sampled in
+ * @frames: user frames, leaf first
+ * @n: how many
+ *
+ * Called when a sample of process @id creates a new stack entry (rare in
+ * steady state). Every user frame should lie in a recorded mapping; one that
+ * does not means the maps are stale (exec, ld.so, dlopen, JIT), and the
+ * worker re-reads them, at most once per tick. Frames through code without
+ * frame pointers can be garbage: the worker notices when a rescan did not
+ * cover the address that asked for it, and requests then back off.
+ *
+ * Context: hard-irq (hrtimer): must not sleep, allocate or take locks.
  */
 void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
-			    unsigned int n)
+			     unsigned int n)
 {
 	struct fst_proc *p = &db->procs[id - 1];
 	const struct fst_maps *maps;
@@ -266,7 +312,14 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 		queue_work(system_unbound_wq, &db->scan_work);
 }
 
-/* Any context: the mapping containing @addr, or NULL. */
+/**
+ * fst_maps_find() - the mapping that contains an address
+ * @maps: a process's maps, or NULL
+ * @addr: a user address
+ *
+ * Context: any; the caller keeps @maps alive (RCU or the database lock).
+ * Return: the mapping, or NULL.
+ */
 const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr)
 {
 	u32 lo = 0, hi;
@@ -346,7 +399,7 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 }
 
 static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
-			u32 n)
+			 u32 n)
 {
 	u32 i;
 
@@ -362,7 +415,7 @@ static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
  * unmapped may still appear in samples taken before).
  */
 static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
-			    struct fst_scan_ent *v, u32 n)
+			     struct fst_scan_ent *v, u32 n)
 {
 	struct fst_maps *old = rcu_dereference_protected(p->maps,
 					lockdep_is_held(&db->lock));
@@ -442,7 +495,7 @@ static void fst_proc_update_backoff(struct fst_procdb *db, struct fst_proc *p)
 
 /* Process context, db->lock held: (re)read @p's executable mappings. */
 static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
-			 struct fst_scan_ent *v)
+			  struct fst_scan_ent *v)
 {
 	struct mm_struct *mm = p->mm;
 	struct vm_area_struct *vma;
@@ -516,14 +569,19 @@ static void fst_procdb_scan_pending(struct fst_procdb *db)
 static void fst_procdb_scan_work(struct work_struct *work)
 {
 	fst_procdb_scan_pending(container_of(work, struct fst_procdb,
-					    scan_work));
+					     scan_work));
 }
 
-/*
- * Process context. Retires address spaces that have exited (their maps
- * stay; the mm reference and index entry go) and re-reads the maps of live
- * ones sampled since their last scan: after FST_RESCAN_INTERVAL, or at once
- * when @sync (a reader wants current maps).
+/**
+ * fst_procdb_maintain() - retire exited address spaces and rescan live ones
+ * @db: the database
+ * @sync: rescan every process sampled since its last scan now (a reader
+ *	wants current maps), rather than after FST_RESCAN_INTERVAL
+ *
+ * Exited address spaces keep their maps; their mm reference and index entry
+ * go.
+ *
+ * Context: process context; takes @db->lock.
  */
 void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 {

@@ -4,6 +4,9 @@
  * firing, walks the interrupted stacks and counts the result in the CPU's
  * active table. Every firing ends up either in a stack or in a drop counter.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
 #include <linux/hardirq.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
@@ -12,15 +15,14 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/irq_regs.h>
-#include <asm/msr.h>
-#include <asm/tsc.h>
 
+#include "arch.h"
 #include "compat.h"
-#include "flamestat.h"
+#include "sampler.h"
 
 /* Hard-irq: does @task belong to a configured process (or its subtree)? */
 static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
@@ -45,40 +47,6 @@ static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 out:
 	rcu_read_unlock();
 	return match;
-}
-
-/*
- * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
- * proc id of @task's address space, creating it on first sight; 0 when the
- * table is full. The per-CPU cache is valid while db->gen is unchanged:
- * retiring an index entry bumps it before the mm may be freed and reused.
- * Inline: nearly every sample hits the cache.
- */
-static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
-					    struct fst_cpu *c,
-					    struct task_struct *task,
-					    bool compat)
-{
-	struct mm_struct *mm = task->mm;
-	unsigned long gen, now = jiffies;
-	struct fst_proc *p;
-	u32 id;
-
-	if (!mm || !db)
-		return 0;
-	gen = READ_ONCE(db->gen);
-	if (likely(c->cache_mm == mm && c->cache_db == db &&
-		   c->cache_gen == gen))
-		id = c->cache_id;
-	else
-		id = fst_procdb_lookup_miss(db, c, task, mm, gen, compat);
-	if (id) {
-		p = &db->procs[id - 1];
-		/* Written once per tick at most, to spare the cache line. */
-		if (READ_ONCE(p->last_seen) != now)
-			WRITE_ONCE(p->last_seen, now);
-	}
-	return id;
 }
 
 static void fst_drop(struct fst_table *t, enum flamestat_drop why)
@@ -110,7 +78,8 @@ static void fst_count_marks(struct fst_counts *cnt, u32 flags, bool unmapped)
  */
 static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 {
-	const struct fst_cfg *cfg = &fs.cfg;
+	struct fst_sampler *s = c->s;
+	const struct fst_cfg *cfg = &s->cfg;
 	struct pt_regs *regs = get_irq_regs(), *uregs = NULL;
 	struct task_struct *task = current;
 	struct fst_entry *key = c->scratch;
@@ -162,7 +131,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 		return;
 	}
 
-	if (want_kernel && fs.lockdown) {
+	if (want_kernel && s->lockdown) {
 		/*
 		 * Time in the kernel stays visible as such, one opaque frame
 		 * that readers show as [withheld]; where in the kernel is not
@@ -172,16 +141,16 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 		nk = 1;
 	} else if (want_kernel) {
 		nk = fst_walk_kernel(regs, key->frames, cfg->kernel_depth,
-				    &flags);
+				     &flags);
 	}
 	if (nk)
 		hash = fst_hash_frames(hash, key->frames, nk);
 	key->proc_id = 0;
 	if (want_user) {
 		nu = fst_walk_user(uregs, umode, key->frames + nk,
-				  cfg->user_depth, &flags, &hash);
-		key->proc_id = fst_procdb_lookup(fs.procdb, c, task,
-						flags & FLAMESTAT_STACKF_COMPAT);
+				   cfg->user_depth, &flags, &hash);
+		key->proc_id = fst_procdb_lookup(s->procdb, &c->cache, task,
+						 flags & FLAMESTAT_STACKF_COMPAT);
 	}
 
 	key->tgid = task->tgid;
@@ -201,48 +170,25 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 		fst_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
 	} else {
 		if (added && key->proc_id)
-			fst_procdb_check_frames(fs.procdb, key->proc_id,
-					       &key->frames[nk], nu);
+			fst_procdb_check_frames(s->procdb, key->proc_id,
+						&key->frames[nk], nu);
 		t->counts.recorded++;
 		if (unlikely((flags & FST_STACKF_COUNTED) ||
 			     (want_user && !key->proc_id)))
 			fst_count_marks(&t->counts, flags,
-				       want_user && !key->proc_id);
+					want_user && !key->proc_id);
 	}
 
 	/* Ask for an early drain before the table fills up. */
 	if (!c->drain_kicked && t->used > t->arena_words / 2) {
 		c->drain_kicked = true;
-		fst_kick_drain();
+		/* Irq-safe: the pool lock is a raw spinlock taken irqsave. */
+		mod_delayed_work(system_wq, s->drain_work, 0);
 	}
 	return;
 
 drop_idle:
 	fst_drop(t, FLAMESTAT_DROP_IDLE);
-}
-
-/*
- * The sampler's own cost is read from the TSC, a few instructions, rather
- * than sched_clock(), whose scaling costs more than the rest of the
- * accounting (fst_cost_init()).
- */
-static __always_inline u64 fst_cost_clock(void)
-{
-	return fs.cost_tsc_mult ? rdtsc() : sched_clock();
-}
-
-static __always_inline u64 fst_cost_ns(u64 delta)
-{
-	return fs.cost_tsc_mult ?
-	       mul_u64_u32_shr(delta, fs.cost_tsc_mult, 24) : delta;
-}
-
-/* Process context, at load: TSC cycles to ns when the TSC can be used. */
-void fst_cost_init(void)
-{
-	fs.cost_tsc_mult = 0;
-	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz)
-		fs.cost_tsc_mult = div_u64((u64)NSEC_PER_MSEC << 24, tsc_khz);
 }
 
 static void fst_account_cost(struct fst_counts *cnt, u64 ns)
@@ -257,22 +203,23 @@ static void fst_account_cost(struct fst_counts *cnt, u64 ns)
 }
 
 /* Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks. */
-enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
+static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 {
 	struct fst_cpu *c = container_of(timer, struct fst_cpu, timer);
+	struct fst_sampler *s = c->s;
 	struct fst_table *t;
 	u64 t0, missed;
 
-	if (!READ_ONCE(fs.running))
+	if (!READ_ONCE(s->running))
 		return HRTIMER_NORESTART;
-	t0 = fst_cost_clock();
-	missed = hrtimer_forward_now(timer, ns_to_ktime(fs.cfg.period_ns));
+	t0 = fst_clock();
+	missed = hrtimer_forward_now(timer, ns_to_ktime(s->cfg.period_ns));
 	t = &c->tab[c->active];
 	t->counts.samples++;
 	if (missed > 1)
 		t->counts.overruns += missed - 1;
 	fst_sample(c, t);
-	fst_account_cost(&t->counts, fst_cost_ns(fst_cost_clock() - t0));
+	fst_account_cost(&t->counts, fst_clock_ns(fst_clock() - t0));
 	return HRTIMER_RESTART;
 }
 
@@ -280,21 +227,212 @@ enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
  * IPI, hard-irq, on the CPU whose tables are swapped: runs with interrupts
  * off, so it can never interleave with that CPU's timer callback.
  */
-void fst_cpu_swap(void *unused)
+static void fst_cpu_swap(void *info)
 {
-	struct fst_cpu *c = this_cpu_ptr(fst_cpus);
+	struct fst_sampler *s = info;
+	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 
 	c->active ^= 1;
 	c->drain_kicked = false;
 }
 
 /* IPI or CPU-online callback, on the CPU whose timer is started. */
-void fst_cpu_start_timer(void *unused)
+static void fst_cpu_start_timer(void *info)
 {
-	struct fst_cpu *c = this_cpu_ptr(fst_cpus);
+	struct fst_sampler *s = info;
+	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 
-	if (!c->ready || !cpumask_test_cpu(c->cpu, &fs.cfg.cpus))
+	if (!c->ready || !cpumask_test_cpu(c->cpu, &s->cfg.cpus))
 		return;
-	hrtimer_start(&c->timer, ns_to_ktime(fs.cfg.period_ns),
+	hrtimer_start(&c->timer, ns_to_ktime(s->cfg.period_ns),
 		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/**
+ * fst_sampler_init() - set up the per-CPU samplers, without tables
+ * @s: the sampler, zeroed, with cfg and procdb set by the caller
+ * @drain_work: the work that drains the CPU tables, kicked from hard-irq
+ *	when one is half full
+ *
+ * A CPU's tables are allocated when it comes online
+ * (fst_sampler_cpu_alloc()).
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int fst_sampler_init(struct fst_sampler *s, struct delayed_work *drain_work)
+{
+	unsigned int cpu;
+
+	s->drain_work = drain_work;
+	s->cpus = alloc_percpu(struct fst_cpu);
+	if (!s->cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		c->cpu = cpu;
+		c->s = s;
+		fst_hrtimer_setup(&c->timer, fst_timer_fn);
+	}
+	return 0;
+}
+
+/**
+ * fst_sampler_free() - free every CPU's tables and the per-CPU samplers
+ * @s: the sampler, every timer stopped
+ *
+ * Context: process context.
+ */
+void fst_sampler_free(struct fst_sampler *s)
+{
+	unsigned int cpu;
+
+	if (!s->cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		fst_table_free(&c->tab[0]);
+		fst_table_free(&c->tab[1]);
+		kfree(c->scratch);
+	}
+	free_percpu(s->cpus);
+	s->cpus = NULL;
+}
+
+/**
+ * fst_sampler_cpu_alloc() - give a CPU its two tables and scratch key
+ * @s: the sampler
+ * @cpu: the CPU; nothing happens if it already has them
+ * @table_bytes: size of each table
+ * @scratch_words: size of the scratch key, in u64 words
+ *
+ * A CPU without memory is not sampled; the log says so.
+ *
+ * Context: process context (CPU hotplug, on the CPU coming up).
+ * Return: 0, or -ENOMEM.
+ */
+int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
+			  size_t table_bytes, u32 scratch_words)
+{
+	struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+	int node = cpu_to_node(cpu);
+
+	if (c->ready)
+		return 0;
+	c->scratch = kmalloc_node(scratch_words * sizeof(u64), GFP_KERNEL,
+				  node);
+	if (!c->scratch ||
+	    fst_table_init(&c->tab[0], table_bytes, node) ||
+	    fst_table_init(&c->tab[1], table_bytes, node)) {
+		fst_table_free(&c->tab[0]);
+		kfree(c->scratch);
+		c->scratch = NULL;
+		pr_warn("cpu%u: no memory for its tables; not sampled\n", cpu);
+		return -ENOMEM;
+	}
+	c->ready = true;
+	return 0;
+}
+
+/**
+ * fst_sampler_start_this_cpu() - start this CPU's timer if sampling runs
+ * @s: the sampler
+ *
+ * Context: CPU hotplug, on the CPU coming up.
+ */
+void fst_sampler_start_this_cpu(struct fst_sampler *s)
+{
+	if (READ_ONCE(s->running))
+		fst_cpu_start_timer(s);
+}
+
+/**
+ * fst_sampler_start() - start the timer of every online configured CPU
+ * @s: the sampler, with running set
+ *
+ * Context: process context, cpus_read_lock() held.
+ */
+void fst_sampler_start(struct fst_sampler *s)
+{
+	on_each_cpu_mask(cpu_online_mask, fst_cpu_start_timer, s, true);
+}
+
+/**
+ * fst_sampler_stop() - wait until no timer callback runs any more
+ * @s: the sampler, with running cleared
+ *
+ * Context: process context.
+ */
+void fst_sampler_stop(struct fst_sampler *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+}
+
+/**
+ * fst_sampler_stop_cpu() - stop one CPU's timer
+ * @s: the sampler
+ * @cpu: the CPU
+ *
+ * Context: process context (CPU hotplug, on the CPU going down).
+ */
+void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu)
+{
+	hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+}
+
+/**
+ * fst_sampler_swap() - swap every online CPU's active and retired table
+ * @s: the sampler
+ *
+ * After this, no timer writes to the table it used before.
+ *
+ * Context: process context, cpus_read_lock() held.
+ */
+void fst_sampler_swap(struct fst_sampler *s)
+{
+	on_each_cpu_mask(cpu_online_mask, fst_cpu_swap, s, true);
+}
+
+/**
+ * fst_sampler_forget_procs() - empty every CPU's address-space cache
+ * @s: the sampler, every timer stopped
+ *
+ * For a new process database.
+ *
+ * Context: process context.
+ */
+void fst_sampler_forget_procs(struct fst_sampler *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		c->cache.mm = NULL;
+		c->cache.db = NULL;
+	}
+}
+
+/**
+ * fst_sampler_nr_cpus() - CPUs the configuration samples that can run a timer
+ * @s: the sampler
+ *
+ * Context: process context; the caller keeps the configuration stable.
+ * Return: configured CPUs that are online and have their tables.
+ */
+u32 fst_sampler_nr_cpus(struct fst_sampler *s)
+{
+	unsigned int cpu;
+	u32 n = 0;
+
+	cpus_read_lock();
+	for_each_cpu_and(cpu, &s->cfg.cpus, cpu_online_mask)
+		n += per_cpu_ptr(s->cpus, cpu)->ready;
+	cpus_read_unlock();
+	return n;
 }

@@ -19,7 +19,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "flamestat.h"
+#include "output.h"
 
 #define FST_KSYM_WITHHELD	1	/* the one KSYM id under lockdown */
 
@@ -117,7 +117,7 @@ static void *fst_rec(struct fst_snap *s, u16 type, size_t bytes)
 }
 
 static const struct fst_maps *fst_snap_maps(struct fst_snap *s,
-					  struct fst_proc *p)
+					    struct fst_proc *p)
 {
 	return rcu_dereference_protected(p->maps,
 					 lockdep_is_held(&s->db->lock));
@@ -227,7 +227,7 @@ static int fst_ksymset_resolve(struct fst_snap *s)
 			len = strscpy(buf, "[withheld]", sizeof(buf));
 		else
 			len = fst_ksym_name(s->ksyms.val[i] - s->ksyms.is_ret[i],
-					   buf, sizeof(buf),
+					    buf, sizeof(buf),
 					   &s->ksyms.offset[i]);
 		if (len < 0)
 			continue;
@@ -354,13 +354,19 @@ static void fst_snap_emit_all(struct fst_snap *s)
 	fst_emit_stacks(s);
 }
 
-/*
- * Process context. Serialises @copy into a new vmalloc'ed buffer. @kaddr_ok
- * says whether the reader may see raw kernel addresses; if not, kernel
- * frames become KSYM ids.
+/**
+ * fst_snapshot_build() - serialise a reader's copy into a binary snapshot
+ * @copy: the copy
+ * @kaddr_ok: the reader may see raw kernel addresses; if not, kernel frames
+ *	become KSYM ids
+ * @bufp: the new vmalloc'ed snapshot
+ * @sizep: its size
+ *
+ * Context: process context; takes the process database's lock.
+ * Return: 0, -ENOMEM, or -EIO if the two passes disagree (a bug).
  */
 int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
-		      size_t *sizep)
+		       size_t *sizep)
 {
 	struct fst_snap s = {
 		.copy = copy,

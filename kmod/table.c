@@ -2,18 +2,28 @@
 /*
  * Stack tables: a preallocated arena of variable-size entries with a
  * chained hash index. The same code serves each CPU's tables (written in
- * hard-irq) and the merged table (written under fs.agg_lock), so adding
- * never allocates; a full table says so and the caller counts the drop.
+ * hard-irq) and the merged table (written by the drain, under its lock),
+ * so adding never allocates; a full table says so and the caller counts
+ * the drop.
  */
 #include <linux/log2.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "flamestat.h"
+#include "table.h"
 
 /* An average entry (header and ~20 frames) per bucket keeps chains short. */
 #define FST_BYTES_PER_BUCKET	256
 
+/**
+ * fst_table_init() - allocate an empty table
+ * @t: the table to set up
+ * @bytes: arena size in bytes (at least 8 KiB are used)
+ * @node: NUMA node for the memory, or NUMA_NO_NODE
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM with @t left empty.
+ */
 int fst_table_init(struct fst_table *t, size_t bytes, int node)
 {
 	size_t words = bytes / sizeof(u64);
@@ -38,6 +48,12 @@ int fst_table_init(struct fst_table *t, size_t bytes, int node)
 	return 0;
 }
 
+/**
+ * fst_table_free() - free a table's memory
+ * @t: the table, set up or empty; left zeroed
+ *
+ * Context: process context, no writer left on @t.
+ */
 void fst_table_free(struct fst_table *t)
 {
 	vfree(t->arena);
@@ -45,10 +61,14 @@ void fst_table_free(struct fst_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * Process context, with no writer left on @t. A table with few entries
- * (a CPU's, drained every second) has its used buckets emptied one by
- * one rather than all of them rewritten.
+/**
+ * fst_table_clear() - forget every entry and counter of a table
+ * @t: the table
+ *
+ * A table with few entries (a CPU's, drained every second) has its used
+ * buckets emptied one by one rather than all of them rewritten.
+ *
+ * Context: process context, with no writer left on @t.
  */
 void fst_table_clear(struct fst_table *t)
 {
@@ -66,13 +86,28 @@ void fst_table_clear(struct fst_table *t)
 	memset(&t->counts, 0, sizeof(t->counts));
 }
 
+/**
+ * fst_table_bytes() - memory a table holds
+ * @t: the table
+ *
+ * Context: any.
+ * Return: bytes of its arena and buckets.
+ */
 size_t fst_table_bytes(const struct fst_table *t)
 {
 	return (size_t)t->arena_words * sizeof(u64) +
 	       (size_t)t->nr_buckets * sizeof(u32);
 }
 
-/* Hard-irq safe. Continues @h over @n frames (fst_hash_frame() each). */
+/**
+ * fst_hash_frames() - continue a frame hash over several frames
+ * @h: the hash so far
+ * @frames: the frames
+ * @n: how many
+ *
+ * Context: any, hard-irq included.
+ * Return: @h continued with fst_hash_frame() over each frame.
+ */
 u64 fst_hash_frames(u64 h, const u64 *frames, u32 n)
 {
 	u32 i;
@@ -82,13 +117,19 @@ u64 fst_hash_frames(u64 h, const u64 *frames, u32 n)
 	return h;
 }
 
-/*
- * Hard-irq safe. The hash of @key whose frames hash to @frames_hash
- * (fst_hash_frames() from FST_HASH_SEED over every frame, kernel then user,
- * which the sampler computes while walking): every key field counts. A
- * step is one xor and one multiply, which carries every bit of a word
- * into the bits above it; the final mix folds the high bits, which every
- * word has reached, back into the low ones that pick the bucket.
+/**
+ * fst_entry_hash_with() - the hash of a stack entry's whole key
+ * @key: the entry
+ * @frames_hash: fst_hash_frames() from FST_HASH_SEED over every frame,
+ *	kernel then user, which the sampler computes while walking
+ *
+ * Every key field counts. A step is one xor and one multiply, which carries
+ * every bit of a word into the bits above it; the final mix folds the high
+ * bits, which every word has reached, back into the low ones that pick the
+ * bucket.
+ *
+ * Context: any, hard-irq included.
+ * Return: the value for @key->hash.
  */
 u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash)
 {
@@ -130,7 +171,7 @@ static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 	       a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
 	       a->flags == b->flags && ca[0] == cb[0] && ca[1] == cb[1] &&
 	       fst_frames_same(a->frames, b->frames,
-			      a->nr_kernel + a->nr_user);
+			       a->nr_kernel + a->nr_user);
 }
 
 /*
@@ -139,7 +180,7 @@ static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
  * restores fewer registers.
  */
 static noinline int fst_table_insert(struct fst_table *t,
-				    const struct fst_entry *key, u64 count,
+				     const struct fst_entry *key, u64 count,
 				    u32 b)
 {
 	struct fst_entry *e;
@@ -159,13 +200,17 @@ static noinline int fst_table_insert(struct fst_table *t,
 	return 1;
 }
 
-/*
- * Count @count samples of the stack @key (whose ->hash is set) in @t.
- * Returns 0 when the stack was there, 1 when it is new, or -ENOSPC when a
- * new entry does not fit.
+/**
+ * fst_table_add() - count samples of a stack
+ * @t: the table
+ * @key: the stack, with ->hash set
+ * @count: samples to add
  *
- * Called in hard-irq (hrtimer) on the owning CPU's table: must not sleep,
- * allocate or take locks; the caller guarantees a single writer.
+ * Context: hard-irq (hrtimer) on the owning CPU's table: must not sleep,
+ * allocate or take locks; the caller guarantees a single writer. Also the
+ * drain, under the aggregate's lock, for the merged table.
+ * Return: 0 when the stack was there, 1 when it is new, or -ENOSPC when a
+ * new entry does not fit.
  */
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 {
@@ -184,6 +229,13 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 	return fst_table_insert(t, key, count, b);
 }
 
+/**
+ * fst_counts_add() - add one table's counters to another's
+ * @dst: counters added to
+ * @src: counters added
+ *
+ * Context: any; the caller owns both.
+ */
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 {
 	int i;
@@ -203,4 +255,32 @@ void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 	dst->cost_max_ns = max(dst->cost_max_ns, src->cost_max_ns);
 	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
 		dst->cost_hist[i] += src->cost_hist[i];
+}
+
+/**
+ * fst_stats_fill() - counters in the ABI's form
+ * @st: the statistics whose counter fields are set
+ * @c: the counters
+ *
+ * Context: any.
+ */
+void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c)
+{
+	int i;
+
+	st->samples = c->samples;
+	st->recorded = c->recorded;
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		st->dropped[i] = c->dropped[i];
+	st->overruns = c->overruns;
+	st->kernel_truncated = c->kernel_truncated;
+	st->user_truncated = c->user_truncated;
+	st->user_fault = c->user_fault;
+	st->user_compat = c->user_compat;
+	st->idle_irq = c->idle_irq;
+	st->unmapped_procs = c->unmapped_procs;
+	st->cost_ns = c->cost_ns;
+	st->cost_max_ns = c->cost_max_ns;
+	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
+		st->cost_hist[i] = c->cost_hist[i];
 }

@@ -12,7 +12,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
-#include "flamestat.h"
+#include "output.h"
 
 static struct fst_entry *fst_text_entry(struct fst_text *tx)
 {
@@ -83,7 +83,7 @@ static void fst_put_name(struct seq_file *m, const char *s, size_t max)
 }
 
 static void fst_put_user_frame(struct seq_file *m, struct fst_procdb *db,
-			      const struct fst_maps *maps, u64 addr)
+			       const struct fst_maps *maps, u64 addr)
 {
 	const struct fst_map *map = fst_maps_find(maps, addr);
 	const struct fst_file *f;
@@ -120,7 +120,7 @@ static void fst_put_user_frame(struct seq_file *m, struct fst_procdb *db,
  * call, so a call that ends a function is not taken for the next one.
  */
 static void fst_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
-				bool kaddr_ok)
+				 bool kaddr_ok)
 {
 	char name[KSYM_NAME_LEN + 64];
 	u32 off;
@@ -165,7 +165,7 @@ static int fst_text_show(struct seq_file *m, void *v)
 			seq_puts(m, ";[truncated]_[k]");
 		for (i = e->nr_kernel - 1; i >= 0; i--)
 			fst_put_kernel_frame(m, e->frames[i], i > 0,
-					    tx->kaddr_ok);
+					     tx->kaddr_ok);
 	}
 	seq_printf(m, " %llu\n", e->count);
 	return 0;

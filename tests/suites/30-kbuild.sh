@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The module builds with W=1 and no warning against every kernel whose
 # headers the project installs (Debian 6.1, 6.12, 6.12 PREEMPT_RT), the
-# build-time feature tests pick the right API on each, and checkpatch
-# --strict has nothing to say.
+# build-time feature tests pick the right API on each, every function
+# other files call has kernel-doc, and checkpatch --strict has nothing to
+# say.
 source "$(dirname "$0")/../lib/common.sh"
 
 kernels=$(ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/\(.*\)/build|\1|' | sort -V)
@@ -52,6 +53,14 @@ for k in $kernels; do
 	esac
 done
 
+# kernel-doc on every function other files call, and nothing for the
+# kernel's scripts/kernel-doc to say (scripts/check-kernel-doc.sh).
+if out=$("$TOP/scripts/check-kernel-doc.sh" 2>&1); then
+	pass kernel-doc
+else
+	fail kernel-doc "$(echo "$out" | head -6 | tr '\n' '|')"
+fi
+
 # checkpatch.pl comes from the kernel source tarball; extract it once.
 cp_dir=$FLAMESTAT_CACHE/checkpatch
 if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
@@ -70,7 +79,7 @@ fi
 # Ignored, with reasons: BIT_MACRO (BIT() does not exist in a UAPI header
 # userspace includes), CAMELCASE (the kernel's own Elf64_Ehdr types),
 # MACRO_ARG_REUSE (for_each-style iterator macros reuse their cursor).
-out=$(cd "$TOP" && for f in kmod/*.c kmod/*.h kmod/uapi/*.h; do
+out=$(cd "$TOP" && for f in kmod/*.c kmod/*.h kmod/arch/*/*.[ch] kmod/uapi/*.h; do
 	case $f in *.mod.c) continue ;; esac
 	"$cp_dir/scripts/checkpatch.pl" --no-tree --strict -q --show-types \
 		--ignore BIT_MACRO,CAMELCASE,MACRO_ARG_REUSE -f "$f"

@@ -11,15 +11,24 @@
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
-#include "flamestat.h"
+#include "../../arch.h"
+#include "../../table.h"
 
-/*
- * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
- * @regs are the interrupted kernel registers; the walk starts there, so the
- * sampler's own interrupt frames never appear. frames[0] is regs->ip.
+/**
+ * fst_walk_kernel() - the interrupted kernel stack
+ * @regs: the interrupted kernel registers; the walk starts there, so the
+ *	sampler's own interrupt frames never appear
+ * @frames: where the frames go, leaf first; frames[0] is regs->ip
+ * @max: room in @frames
+ * @flags: FLAMESTAT_STACKF_KERNEL_TRUNCATED is set here when the stack goes
+ *	on past @max frames
+ *
+ * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
+ * locks.
+ * Return: the number of frames stored.
  */
 unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
-			    unsigned int max, u32 *flags)
+			     unsigned int max, u32 *flags)
 {
 	struct unwind_state state;
 	unsigned int n = 0;
@@ -78,7 +87,7 @@ do {									\
 
 /* Hard-irq: the frame at @fp through copy_from_user_nmi(); 0 or -EFAULT. */
 static int fst_copy_frame_nmi(unsigned long fp, bool compat,
-			     unsigned long *next, unsigned long *ret)
+			      unsigned long *next, unsigned long *ret)
 {
 	struct { u32 next; u32 ret; } f32;
 	struct { unsigned long next; unsigned long ret; } f64;
@@ -104,7 +113,7 @@ static int fst_copy_frame_nmi(unsigned long fp, bool compat,
  */
 static __always_inline unsigned int
 fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
-	      u64 *frames, unsigned int max, u32 *flags, u64 *hash)
+	       u64 *frames, unsigned int max, u32 *flags, u64 *hash)
 {
 	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
 	const unsigned long fp_max = FST_UFRAME_MAX;
@@ -155,31 +164,40 @@ fault:
 	goto out;
 }
 
-/*
- * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
- * @regs are the task's user registers; @interrupted when they are the
- * interrupted registers (the sample hit user mode). The walk stops at a
- * zero return address or frame pointer (the end of the chain), at a frame
- * pointer that does not increase (a loop, or code built without frame
- * pointers), at an unreadable frame (marked USER_FAULT) or at @max frames
- * (marked USER_TRUNCATED only when the chain goes on). Each frame is also
- * hashed into *@hash (fst_hash_frame()), while it is in a register. A task
- * in 32-bit mode (compat, or a 32-bit code segment of its own) has 32-bit
+/**
+ * fst_walk_user() - the user stack, by its frame pointers
+ * @regs: the task's user registers
+ * @interrupted: @regs are the interrupted registers (the sample hit user mode)
+ * @frames: where the frames go, leaf first; frames[0] is the user IP
+ * @max: room in @frames
+ * @flags: FLAMESTAT_STACKF_USER_FAULT, _USER_TRUNCATED and _COMPAT are set here
+ * @hash: each frame is hashed into it (fst_hash_frame()) while it is in a
+ *	register
+ *
+ * The walk stops at a zero return address or frame pointer (the end of the
+ * chain), at a frame pointer that does not increase (a loop, or code built
+ * without frame pointers), at an unreadable frame (marked USER_FAULT) or at
+ * @max frames (marked USER_TRUNCATED only when the chain goes on). A task in
+ * 32-bit mode (compat, or a 32-bit code segment of its own) has 32-bit
  * frames: {u32 next, u32 return address}, and is marked COMPAT.
  *
- * Frames are read as perf_callchain_user() reads them: range-checked,
- * with page faults disabled, so never faulted in - but inside a single
- * user-access section for the whole chain, with inline loads, not a call
- * and a copy routine per frame. User memory may be read this way only
- * while this CPU's page tables are the task's (nmi_uaccess_okay(), which
- * modules cannot call). When the sample hit user mode they are: that code
- * ran on them, and switching them happens in the kernel with interrupts
- * off. In the kernel (a system call, a page fault) the first frame is
- * read with copy_from_user_nmi(), which checks; nothing can change the
- * answer before this interrupt returns.
+ * Frames are read as perf_callchain_user() reads them: range-checked, with
+ * page faults disabled, so never faulted in - but inside a single
+ * user-access section for the whole chain, with inline loads, not a call and
+ * a copy routine per frame. User memory may be read this way only while this
+ * CPU's page tables are the task's (nmi_uaccess_okay(), which modules cannot
+ * call). When the sample hit user mode they are: that code ran on them, and
+ * switching them happens in the kernel with interrupts off. In the kernel (a
+ * system call, a page fault) the first frame is read with
+ * copy_from_user_nmi(), which checks; nothing can change the answer before
+ * this interrupt returns.
+ *
+ * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
+ * locks.
+ * Return: the number of frames stored.
  */
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
-			  unsigned int max, u32 *flags, u64 *hash)
+			   unsigned int max, u32 *flags, u64 *hash)
 {
 	if (!max)
 		return 0;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What each architecture provides to the sampler, in kmod/arch/<arch>/
+ * (Kbuild picks the folder by $(SRCARCH)): the two stack walks, and a cheap
+ * clock for the sampler's own cost. The clock is inline, in that folder's
+ * fst_arch.h, because the timer reads it twice per sample:
+ *
+ *	u64 fst_clock(void);		a timestamp, any unit
+ *	u64 fst_clock_ns(u64 delta);	a difference of two of them, in ns
+ */
+#ifndef FLAMESTAT_ARCH_H
+#define FLAMESTAT_ARCH_H
+
+#include <linux/types.h>
+
+struct pt_regs;
+
+unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
+			     unsigned int max, u32 *flags);
+unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted,
+			   u64 *frames, unsigned int max, u32 *flags,
+			   u64 *hash);
+void fst_clock_init(void);
+
+#include "fst_arch.h"
+
+#endif /* FLAMESTAT_ARCH_H */

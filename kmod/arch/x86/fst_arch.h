@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86's inline part of the architecture interface (see kmod/arch.h): the
+ * sampler's cost clock. The TSC is read in a few instructions, where
+ * sched_clock()'s scaling costs more than the rest of the accounting.
+ */
+#ifndef FLAMESTAT_X86_FST_ARCH_H
+#define FLAMESTAT_X86_FST_ARCH_H
+
+#include <linux/math64.h>
+#include <linux/sched/clock.h>
+#include <asm/msr.h>
+
+/* TSC cycles to ns (<< 24); 0: the TSC is not usable, use sched_clock(). */
+extern u32 fst_tsc_mult;
+
+static __always_inline u64 fst_clock(void)
+{
+	return fst_tsc_mult ? rdtsc() : sched_clock();
+}
+
+static __always_inline u64 fst_clock_ns(u64 delta)
+{
+	return fst_tsc_mult ? mul_u64_u32_shr(delta, fst_tsc_mult, 24) : delta;
+}
+
+#endif /* FLAMESTAT_X86_FST_ARCH_H */

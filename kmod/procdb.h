@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The process database: every address space the sampler walked a user
+ * stack in, and the executable mappings it had. The sampler's side
+ * (fst_procdb_lookup() and fst_procdb_check_frames()) runs in hard-irq and
+ * is lock-free; scanning maps and reading build-ids is process context.
+ */
+#ifndef FLAMESTAT_PROCDB_H
+#define FLAMESTAT_PROCDB_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/jiffies.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "uapi/flamestat.h"
+
+struct file;
+struct mm_struct;
+
+struct fst_file {
+	u32 id;			/* > 0 */
+	u32 build_id_size;
+	u8 build_id[FLAMESTAT_BUILD_ID_SIZE];
+	u64 dev;
+	u64 ino;
+	struct hlist_node node;	/* in procdb->files_hash */
+	char path[];
+};
+
+struct fst_map {
+	u64 start;
+	u64 end;
+	u64 pgoff;		/* bytes */
+	u32 file_id;		/* 0: anonymous or vdso */
+	u16 flags;		/* FLAMESTAT_MAPF_* */
+	u16 generation;
+};
+
+struct fst_maps {
+	struct rcu_head rcu;
+	u32 nr;
+	struct fst_map map[];	/* sorted by start, non-overlapping */
+};
+
+/* struct fst_proc.bits */
+enum {
+	FST_PROC_READY,		/* fields published, pins taken */
+	FST_PROC_SCAN,		/* maps need (re)reading */
+	FST_PROC_PINNED,	/* we hold an mm_users reference */
+	FST_PROC_DEAD,		/* lost an insert race; unused */
+	FST_PROC_EXITED,	/* address space gone; maps are final */
+	FST_PROC_NOMAPS,	/* maps could not be read */
+	FST_PROC_COMPAT,
+};
+
+/*
+ * One address space. Created in hard-irq by the first sample of a task
+ * using it (fields up to bits are written once, before FST_PROC_READY);
+ * maps are (re)read by the scan worker under procdb->lock and published
+ * with RCU. Slots are never reused before the procdb is thrown away, so a
+ * proc id stays valid for every copy of the merged table that holds a
+ * reference to its procdb.
+ */
+struct fst_proc {
+	struct mm_struct *mm;	/* lookup key while live (mmgrab'ed); NULL after */
+	u32 id;
+	u32 idx_pos;		/* position in procdb->index */
+	pid_t tgid;
+	pid_t ns_tgid;
+	char comm[FLAMESTAT_COMM_LEN];
+	unsigned long bits;
+	unsigned long last_seen; /* jiffies of the last sample, racy by design */
+	unsigned long last_scan; /* jiffies, procdb->lock */
+	u16 generation;		/* scans so far, procdb->lock */
+	struct fst_maps __rcu *maps;
+	/* Rescans asked for by samples (fst_procdb_check_frames). */
+	u64 want_ip;		/* the uncovered address that asked, racy */
+	unsigned long backoff_until; /* jiffies; no request before */
+	unsigned long backoff;	/* jiffies, doubles while requests are wrong */
+};
+
+struct fst_scan_ent;
+
+struct fst_procdb {
+	struct kref ref;	/* the sampler's, plus one per table copy */
+	struct mutex lock;	/* maps, files, exit handling */
+	struct fst_proc *procs;	/* [max_procs] */
+	u32 *index;		/* [index_size] proc ids by hash of mm, lock-free */
+	u32 index_size;		/* power of two, >= 2 * max_procs */
+	u32 max_procs;
+	atomic_t nr_procs;	/* slots handed out, may exceed max_procs */
+	unsigned long gen;	/* bumped when an index entry dies */
+	struct work_struct scan_work;
+	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
+	struct hlist_head *files_hash;
+	struct fst_file **files;	/* by id - 1 */
+	u32 nr_files;
+	u32 max_files;
+	atomic_long_t mem_used;	/* bytes of maps and files */
+	long mem_max;
+};
+
+/*
+ * One CPU's memory of the last address space it looked up, to skip the
+ * index. Written only by that CPU's sampler, or with every timer stopped.
+ */
+struct fst_proc_cache {
+	struct mm_struct *mm;
+	struct fst_procdb *db;
+	unsigned long gen;
+	u32 id;
+};
+
+struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max);
+void fst_procdb_get(struct fst_procdb *db);
+void fst_procdb_put(struct fst_procdb *db);
+u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
+			   struct task_struct *task, struct mm_struct *mm,
+			   unsigned long gen, bool compat);
+void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
+			     unsigned int n);
+void fst_procdb_maintain(struct fst_procdb *db, bool sync);
+const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr);
+size_t fst_procdb_bytes(const struct fst_procdb *db);
+
+static inline struct fst_proc *fst_procdb_proc(struct fst_procdb *db, u32 id)
+{
+	if (!id || id > db->max_procs)
+		return NULL;
+	return &db->procs[id - 1];
+}
+
+static inline struct fst_file *fst_procdb_file(struct fst_procdb *db, u32 id)
+{
+	/* Pairs with the store-release that publishes a new file. */
+	if (!id || id > smp_load_acquire(&db->nr_files))
+		return NULL;
+	return db->files[id - 1];
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
+ * proc id of @task's address space, creating it on first sight; 0 when the
+ * table is full. The per-CPU cache is valid while db->gen is unchanged:
+ * retiring an index entry bumps it before the mm may be freed and reused.
+ * Inline: nearly every sample hits the cache.
+ */
+static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
+					     struct fst_proc_cache *c,
+					     struct task_struct *task,
+					     bool compat)
+{
+	struct mm_struct *mm = task->mm;
+	unsigned long gen, now = jiffies;
+	struct fst_proc *p;
+	u32 id;
+
+	if (!mm || !db)
+		return 0;
+	gen = READ_ONCE(db->gen);
+	if (likely(c->mm == mm && c->db == db && c->gen == gen))
+		id = c->id;
+	else
+		id = fst_procdb_lookup_miss(db, c, task, mm, gen, compat);
+	if (id) {
+		p = &db->procs[id - 1];
+		/* Written once per tick at most, to spare the cache line. */
+		if (READ_ONCE(p->last_seen) != now)
+			WRITE_ONCE(p->last_seen, now);
+	}
+	return id;
+}
+
+/* buildid.c */
+int fst_read_build_id(struct file *file, u8 *id, u32 *size);
+
+#endif /* FLAMESTAT_PROCDB_H */

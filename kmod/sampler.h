@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sampler: a pinned hard-irq hrtimer per CPU that walks the interrupted
+ * stacks and counts them in that CPU's active table. Everything the timers
+ * read is in struct fst_sampler, which the session owns and changes only
+ * with every timer stopped.
+ */
+#ifndef FLAMESTAT_SAMPLER_H
+#define FLAMESTAT_SAMPLER_H
+
+#include <linux/hrtimer.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "config.h"
+#include "procdb.h"
+#include "table.h"
+
+/* One CPU's sampler. */
+struct fst_cpu {
+	struct hrtimer timer;
+	struct fst_table tab[2];
+	/* tab[active] is written by this CPU's timer; changed on this CPU only */
+	unsigned int active;
+	bool drain_kicked;	/* asked for a drain since the last swap */
+	bool ready;		/* tables allocated */
+	int cpu;
+	struct fst_proc_cache cache; /* last address space seen */
+	struct fst_entry *scratch; /* the key being built */
+	struct fst_sampler *s;
+};
+
+/*
+ * What the timers read. cfg, lockdown and procdb change only with every
+ * timer stopped (the session's ctl_lock; procdb also under the drain's
+ * lock); running is read by the timers and set by the session.
+ */
+struct fst_sampler {
+	struct fst_cfg cfg;
+	bool running;
+	bool lockdown;		/* kernel stacks withheld for this run */
+	struct fst_procdb *procdb;
+	struct fst_cpu __percpu *cpus;
+	/* Kicked from hard-irq when a CPU table is half full. */
+	struct delayed_work *drain_work;
+};
+
+int fst_sampler_init(struct fst_sampler *s, struct delayed_work *drain_work);
+void fst_sampler_free(struct fst_sampler *s);
+int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
+			  size_t table_bytes, u32 scratch_words);
+void fst_sampler_start_this_cpu(struct fst_sampler *s);
+void fst_sampler_start(struct fst_sampler *s);
+void fst_sampler_stop(struct fst_sampler *s);
+void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu);
+void fst_sampler_swap(struct fst_sampler *s);
+void fst_sampler_forget_procs(struct fst_sampler *s);
+u32 fst_sampler_nr_cpus(struct fst_sampler *s);
+
+#endif /* FLAMESTAT_SAMPLER_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The profiling session: the one owner of the module's state (the
+ * configuration, the per-CPU samplers and their tables, the merged table
+ * and the process database). Its interface is what the device and the
+ * module's init need: configure, start, stop, reset, claim, and take a
+ * reader's copy of the samples or the statistics.
+ *
+ * Control operations (start .. fst_get_config) run with the control lock
+ * held, fst_ctl_lock(), so that a sequence of them is atomic.
+ */
+#ifndef FLAMESTAT_SESSION_H
+#define FLAMESTAT_SESSION_H
+
+#include <linux/types.h>
+
+#include "config.h"
+#include "procdb.h"
+#include "table.h"
+
+struct file;
+
+/* Memory, all allocated before sampling starts (module parameters). */
+struct fst_limits {
+	u32 pcpu_kb;		/* each of a CPU's two tables */
+	u32 table_kb;		/* the merged table */
+	u32 max_procs;		/* address spaces whose maps are recorded */
+	u32 maps_kb;		/* recorded maps and file names */
+};
+
+int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim);
+void fst_session_exit(void);
+
+void fst_ctl_lock(void);
+void fst_ctl_unlock(void);
+int fst_start(void);
+void fst_stop(void);
+int fst_reset(void);
+int fst_set_config(const struct fst_cfg *cfg);
+int fst_set_freq(u32 hz);
+int fst_may_control(struct file *file);
+void fst_claim(struct file *file);
+int fst_unclaim(struct file *file);
+void fst_get_config(struct flamestat_config *u);
+bool fst_running(void);
+
+void fst_release_file(struct file *file);
+bool fst_locked_down(void);
+
+/* A private copy of the merged table, for one reader. */
+struct fst_copy {
+	u64 *arena;
+	u32 used;
+	u32 nr_entries;
+	struct fst_counts counts;
+	struct fst_procdb *procdb; /* referenced */
+	struct fst_cfg cfg;
+	u64 running_ns;
+	u64 boottime_ns;
+	u32 nr_cpus;		/* CPUs sampled */
+	bool lockdown;
+};
+
+int fst_copy_take(struct fst_copy *copy, bool clear);
+void fst_copy_release(struct fst_copy *copy);
+void fst_get_stats(struct flamestat_stats *st);
+
+#endif /* FLAMESTAT_SESSION_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stack tables: unique stacks and their counts in a bounded, preallocated
+ * arena with a hash index, plus the counters that travel with them. Each
+ * CPU's two tables are written by its sampler in hard-irq; the merged table
+ * by the drain under the aggregate's lock.
+ */
+#ifndef FLAMESTAT_TABLE_H
+#define FLAMESTAT_TABLE_H
+
+#include <linux/types.h>
+
+#include "uapi/flamestat.h"
+
+/*
+ * One unique stack. Entries live in a table's arena, 8-byte aligned, one
+ * after the other; frames[] holds nr_kernel then nr_user frames, leaf first.
+ * Everything from tgid to the last frame is the key.
+ */
+struct fst_entry {
+	u32 next;		/* arena word of the next entry in the bucket */
+	u32 hash;
+	u64 count;
+	u32 tgid;
+	u32 proc_id;		/* procdb id of the address space, 0: none */
+	u16 cpu;		/* FLAMESTAT_CPU_ANY unless CFG_PERCPU */
+	u16 nr_kernel;
+	u16 nr_user;
+	u16 pad;
+	u32 flags;		/* FLAMESTAT_STACKF_* */
+	u32 pad2;
+	char comm[FLAMESTAT_COMM_LEN];
+	u64 frames[];
+};
+
+#define FST_ENTRY_HDR_WORDS	(sizeof(struct fst_entry) / sizeof(u64))
+
+static inline u32 fst_entry_words(const struct fst_entry *e)
+{
+	return FST_ENTRY_HDR_WORDS + e->nr_kernel + e->nr_user;
+}
+
+/* Counters that add up when tables are merged (see struct flamestat_stats). */
+struct fst_counts {
+	u64 samples;
+	u64 recorded;
+	u64 dropped[FLAMESTAT_NR_DROPS];
+	u64 overruns;
+	u64 kernel_truncated;
+	u64 user_truncated;
+	u64 user_fault;
+	u64 user_compat;
+	u64 idle_irq;
+	u64 unmapped_procs;
+	u64 cost_ns;
+	u64 cost_max_ns;
+	u64 cost_hist[FLAMESTAT_COST_BUCKETS];
+};
+
+struct fst_table {
+	u32 *buckets;		/* arena word of the first entry, 0: empty */
+	u64 *arena;		/* word 0 unused so that 0 means "none" */
+	u32 nr_buckets;		/* power of two */
+	u32 arena_words;
+	u32 used;		/* arena words in use, >= 1 */
+	u32 nr_entries;
+	struct fst_counts counts; /* of the samples that went to this table */
+};
+
+int fst_table_init(struct fst_table *t, size_t bytes, int node);
+void fst_table_free(struct fst_table *t);
+void fst_table_clear(struct fst_table *t);
+
+/* Frames are hashed as they are walked: h = fst_hash_frame(h, frame). */
+#define FST_HASH_SEED	0
+#define FST_HASH_MUL	0x9e3779b97f4a7c15ULL
+static inline u64 fst_hash_frame(u64 h, u64 frame)
+{
+	return (h ^ frame) * FST_HASH_MUL;
+}
+
+u64 fst_hash_frames(u64 h, const u64 *frames, u32 n);
+u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash);
+int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count);
+size_t fst_table_bytes(const struct fst_table *t);
+void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);
+void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c);
+
+#define fst_table_for_each(t, e, off)					\
+	for ((off) = 1;							\
+	     (off) < (t)->used &&					\
+	     ((e) = (struct fst_entry *)&(t)->arena[off], 1);		\
+	     (off) += fst_entry_words(e))
+
+#endif /* FLAMESTAT_TABLE_H */
