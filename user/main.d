@@ -1,4 +1,0 @@
-main.o: main.c ../kmod/uapi/flamestat.h commands.h util.h
-../kmod/uapi/flamestat.h:
-commands.h:
-util.h:

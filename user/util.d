@@ -1,2 +1,0 @@
-util.o: util.c util.h
-util.h:
