@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Benchmark: symbolize many unique stacks of real functions into folded lines. */
-#include "symbolize.h"
-#include "util.h"
+#include "lib/util.h"
+#include "sym/symbolize.h"
 
 #include <getopt.h>
 #include <stdlib.h>

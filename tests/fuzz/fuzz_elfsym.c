@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: user/elfsym.c's ELF symbol loader (through libelf) on
+ * libFuzzer target: user/sym/elfsym.c's ELF symbol loader (through libelf) on
  * an arbitrary image in memory, the way the tool loads the vDSO, then
  * lookups across the image's offsets, as interrupted IPs and as return
  * addresses.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfsym.h"
+#include "sym/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

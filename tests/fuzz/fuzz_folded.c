@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: user/profile_folded.c's reader of folded stacks (the
- * input of flamestat svg/diff/report and the module's text) on arbitrary
- * bytes, then what the renderer does with a profile: write it back,
- * iterate and sort its stacks, and read the written text again: it must
- * read without a malformed line, give as many stacks and the same bytes
- * once written again -- when every frame name is non-empty and free of
+ * libFuzzer target: user/profile/profile_folded.c's reader of folded
+ * stacks (the input of flamestat svg/diff/report and the module's text) on
+ * arbitrary bytes, then what the renderer does with a profile: write it
+ * back, iterate and sort its stacks, and read the written text again: it
+ * must read without a malformed line, give as many stacks and the same
+ * bytes once written again -- when every frame name is non-empty and free of
  * whitespace, as the module's always are. (Otherwise the folded format is
  * ambiguous: "a;f 12 5" reads back as a differential line, a stack of one
  * empty name as no stack; see docs/RELIABILITY.md.)
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: user/snapshot.c's parser of binary snapshots (.fstat
- * files and the device's output) on arbitrary bytes, then every lookup the
- * tool makes on a parsed snapshot (maps of each user frame, KSYM of each
- * kernel frame). A hostile file must give an error, never a crash, a leak
- * or undefined behaviour (ASan, UBSan).
+ * libFuzzer target: user/profile/snapshot.c's parser of binary snapshots
+ * (.fstat files and the device's output) on arbitrary bytes, then every
+ * lookup the tool makes on a parsed snapshot (maps of each user frame, KSYM
+ * of each kernel frame). A hostile file must give an error, never a crash,
+ * a leak or undefined behaviour (ASan, UBSan).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot.h"
+#include "profile/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

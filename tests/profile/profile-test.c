@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit checks of the profile model (user/profile.h), run by 20-svg.sh. */
+/*
+ * Unit checks of the profile model (user/profile/profile.h), run by
+ * 20-svg.sh.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 static int failed;
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The symbolizer (user/elfsym, demangle, perfmap, ksyms, symbolize) on the
-# host: unit tests, ELF files built here (PIE, non-PIE, shared library,
+# The symbolizer (user/sym/: elfsym, demangle, perfmap, ksyms, symbolize) on
+# the host: unit tests, ELF files built here (PIE, non-PIE, shared library,
 # C++, Rust names, stripped binaries with debug files found by
 # .gnu_debuglink and by build-id, a binary replaced by another build, a
 # missing file), golden files for kallsyms and perf maps, and one run of

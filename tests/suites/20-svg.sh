@@ -22,7 +22,8 @@ fi
 # --- profile.h unit checks ----------------------------------------------
 if gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	-I"$TOP/user" -o "$OUT/profile-test" "$TOP/tests/profile/profile-test.c" \
-	"$TOP/user/profile.c" "$TOP/user/profile_folded.c" "$TOP/user/util.c" \
+	"$TOP/user/profile/profile.c" "$TOP/user/profile/profile_folded.c" \
+	"$TOP/user/lib/util.c" \
 	>"$OUT/profile-test.log" 2>&1; then
 	"$OUT/profile-test" 2>"$OUT/profile-test.err" ||
 		fail profile-unit "profile-test exited with status $?"

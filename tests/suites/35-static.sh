@@ -6,9 +6,14 @@ source "$(dirname "$0")/../lib/common.sh"
 
 cd "$TOP/user" || exit 1
 make -s gen/assets.c >/dev/null 2>&1 || true
-flags=(-std=c11 -D_GNU_SOURCE -I../kmod -Igen -DFLAMESTAT_VERSION='"test"')
+flags=(-std=c11 -D_GNU_SOURCE -I. -I../kmod -Igen -DFLAMESTAT_VERSION='"test"')
+# Every source in user/'s folders; gen/ holds the generated assets.
+srcs=()
+for f in */*.c; do
+	case $f in gen/*) ;; *) srcs+=("$f") ;; esac
+done
 
-out=$(for f in *.c; do
+out=$(for f in "${srcs[@]}"; do
 	gcc "${flags[@]}" -fanalyzer -Wall -Wextra -c -o /dev/null "$f" 2>&1
 done)
 if echo "$out" | grep -qE 'warning:|error:'; then
@@ -31,7 +36,7 @@ if ! command -v clang-tidy >/dev/null; then
 	exit 0
 fi
 # One file per run: clang 14 reports false va_list errors across files.
-out=$(for f in *.c; do
+out=$(for f in "${srcs[@]}"; do
 	clang-tidy --quiet "$f" -- "${flags[@]}" 2>/dev/null
 done)
 if echo "$out" | grep -qE 'warning:|error:'; then

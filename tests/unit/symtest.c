@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Test driver: reads frame queries on stdin, prints one frame string each. */
-#include "symbolize.h"
-#include "util.h"
+#include "lib/util.h"
+#include "sym/symbolize.h"
 
 #include <getopt.h>
 #include <stdlib.h>

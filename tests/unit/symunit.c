@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the symbolizer: demangling, perf maps, kallsyms, hostile ELF. */
-#include "demangle.h"
-#include "elfsym.h"
-#include "ksyms.h"
-#include "perfmap.h"
-#include "util.h"
+#include "lib/util.h"
+#include "sym/demangle.h"
+#include "sym/elfsym.h"
+#include "sym/ksyms.h"
+#include "sym/perfmap.h"
 
 #include <elf.h>
 #include <errno.h>

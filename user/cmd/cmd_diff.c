@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/* flamestat diff: a differential flame graph of two folded profiles. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "lib/util.h"
+#include "profile/profile.h"
+#include "render/svg.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: flamestat diff [OPTIONS] BEFORE AFTER > diff.svg\n"
+"\n"
+"Compare two folded profiles. Frames are as wide as in AFTER and coloured\n"
+"by how their own samples changed: red grew, blue shrank, white the same,\n"
+"deeper for larger changes (flamegraph.pl's differential graph). Stacks\n"
+"that vanished have no width in AFTER: swap the files and add --negate to\n"
+"see them. The tooltip gives the self and total change.\n"
+"\n"
+"Options:\n"
+"  -n, --normalize        scale BEFORE to AFTER's total first, to compare\n"
+"                         shares rather than raw counts (runs of different\n"
+"                         length or frequency)\n"
+"      --folded           write the merged two-column folded text (BEFORE\n"
+"                         AFTER counts, like difffolded.pl) instead of SVG\n"
+"  -o, --output FILE      write FILE instead of standard output\n"
+"  -h, --help             this text\n"
+"\n"
+"%s"
+"\n"
+"Examples:\n"
+"  flamestat diff before.folded after.folded > diff.svg\n"
+"  flamestat diff -n base.folded patched.folded -o diff.svg\n"
+"  flamestat diff --negate after.folded before.folded > shrunk.svg\n"
+"  flamestat diff --folded a.folded b.folded | flamestat svg > diff.svg\n"
+"\n"
+"Exit status: 0 written, 1 unreadable input, no stacks or write error,\n"
+"2 bad option. See flamestat-diff(1).\n",
+		svg_options_help);
+}
+
+/* Add every stack of src to dst in one of the two count columns. */
+static void add_side(struct profile *dst, const struct profile *src,
+		     bool after)
+{
+	size_t i, j, n = profile_nnames(src);
+	uint32_t *map = xreallocarray(NULL, n ? n : 1, sizeof(*map));
+	uint32_t *ids = NULL;
+	size_t cap = 0;
+	struct profile_stack s;
+
+	for (i = 0; i < n; i++)
+		map[i] = profile_intern(dst, profile_name(src, (uint32_t)i),
+					profile_name_len(src, (uint32_t)i));
+	for (i = 0; i < profile_nstacks(src); i++) {
+		profile_stack(src, i, &s);
+		if (s.nframes > cap) {
+			cap = s.nframes * 2;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+		}
+		for (j = 0; j < s.nframes; j++)
+			ids[j] = map[s.frames[j]];
+		/* Both inputs passed the same limit; the sum cannot fail. */
+		profile_add_ids(dst, ids, s.nframes, after ? 0 : s.count,
+				after ? s.count : 0, true);
+	}
+	free(ids);
+	free(map);
+}
+
+static int load(struct profile *p, const char *path)
+{
+	if (svg_read_path(p, path))
+		return -1;
+	if (profile_is_diff(p)) {
+		fs_err("%s already has two count columns: give flamestat diff two ordinary profiles, or draw it with flamestat svg",
+		       path);
+		return -1;
+	}
+	return 0;
+}
+
+int do_diff(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "normalize", no_argument, NULL, 'n' },
+		{ "folded", no_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct option *longopts = svg_getopt_merge(own);
+	struct profile *before, *after, *d = NULL;
+	bool normalize = false, folded = false;
+	const char *output = NULL;
+	struct svg_options o;
+	struct svg_output out;
+	int c, r, ret = EXIT_OK;
+
+	svg_options_init(&o);
+	while ((c = getopt_long(argc, argv, "no:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			normalize = true;
+			break;
+		case 'F':
+			folded = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			free(longopts);
+			return EXIT_OK;
+		default:
+			r = svg_handle_option(&o, c, optarg);
+			if (r == 0)
+				break;
+			if (r > 0)
+				fs_err("unknown option; 'flamestat diff --help' lists them");
+			free(longopts);
+			return EXIT_USAGE;
+		}
+	}
+	free(longopts);
+	if (argc - optind != 2) {
+		fs_err("expected two folded files, BEFORE and AFTER; 'flamestat diff --help' shows examples");
+		return EXIT_USAGE;
+	}
+	if (svg_options_check(&o))
+		return EXIT_USAGE;
+	if (o.flamechart) {
+		fs_err("--flamechart needs one profile in time order; a differential graph merges two");
+		return EXIT_USAGE;
+	}
+
+	before = profile_new();
+	after = profile_new();
+	if (load(before, argv[optind]) || load(after, argv[optind + 1])) {
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
+	d = profile_new();
+	add_side(d, before, false);
+	add_side(d, after, true);
+	if (normalize)
+		profile_scale_before(d, profile_total2(d));
+	if (svg_output_open(&out, output)) {
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
+	if (folded) {
+		r = profile_write_folded(d, out.f, 0);
+		if (r)
+			fs_perror("cannot write the folded stacks");
+	} else {
+		r = svg_render(d, &o, out.f);
+	}
+	if (svg_output_close(&out, r >= 0) || r)
+		ret = EXIT_FAIL;
+out_free:
+	profile_free(d);
+	profile_free(after);
+	profile_free(before);
+	return ret;
+}

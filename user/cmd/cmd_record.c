@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamestat record: configure the module, sample the whole system, some
+ * processes or a command until a duration, the command's exit or Ctrl-C,
+ * then write folded stacks, an SVG, a report or the raw snapshot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/output.h"
+#include "cmd/source.h"
+#include "device/device.h"
+#include "lib/util.h"
+#include "profile/snapshot.h"
+
+/* Every option of record; designated defaults in record_env_init(). */
+struct record_env {
+	uint32_t freq;
+	bool all;
+	uint32_t pids[FLAMESTAT_MAX_PIDS];
+	uint32_t nr_pids;
+	double duration;	/* seconds; 0: until the end */
+	bool kernel_only, user_only, idle, per_cpu;
+	const char *cpus;
+	uint16_t kernel_depth, user_depth;
+	const char *raw_path;
+	bool quiet;
+	struct out_opts out;
+	struct src_opts src;
+	char **command;		/* NULL or argv of the command */
+};
+
+static void record_env_init(struct record_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->freq = FLAMESTAT_DEFAULT_FREQ;
+	e->kernel_depth = FLAMESTAT_DEFAULT_DEPTH;
+	e->user_depth = FLAMESTAT_DEFAULT_DEPTH;
+	out_opts_init(&e->out);
+	src_opts_init(&e->src);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: flamestat record [OPTIONS] [-a | -p PID[,PID...] | -- COMMAND [ARGS...]]\n"
+"\n"
+"Sample where the CPUs spend their time, with the flamestat module (loaded\n"
+"if needed), and write the stacks. Without -a, -p or a command, the whole\n"
+"system is sampled. Sampling ends after -d SECONDS, when the command or\n"
+"all the -p processes exit, or on Ctrl-C (what was collected is written).\n"
+"The module's table is reset at the start. Needs root.\n"
+"\n"
+"What to sample:\n"
+"  -a, --all-cpus         the whole system (the default)\n"
+"  -p, --pid PID[,PID]    these processes (up to %d), all their threads\n"
+"  -- COMMAND [ARGS]      run COMMAND and sample it and its children\n"
+"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
+"  -F, --freq HZ          samples per second per CPU, 1..%d (default %d)\n"
+"  -K, --kernel-only      kernel stacks only (user code is not recorded)\n"
+"  -U, --user-only        user stacks only (kernel threads not recorded)\n"
+"      --idle             record idle CPUs too (default: counted only)\n"
+"      --cpus LIST        only these CPUs, e.g. 0-3,8\n"
+"      --per-cpu          keep CPUs apart; each stack gets a cpu-N root\n"
+"      --kernel-depth N   kernel frames kept, 1..%d (default %d)\n"
+"      --user-depth N     user frames kept, 1..%d (default %d)\n"
+"\n"
+"Output:\n"
+"  -o, --output FILE      write FILE (default: standard output); the format\n"
+"                         follows the extension: .svg, .fstat (raw), .report,\n"
+"                         anything else folded\n"
+"      --format F         folded, svg, report or raw, whatever the name\n"
+"      --raw FILE         also save the raw recording, for 'flamestat report\n"
+"                         FILE' or 'flamestat fold FILE' later on this machine\n"
+"      --header           folded: a '# flamestat:' line with the totals\n"
+"  -q, --quiet            no live status line and no summary\n"
+"  -h, --help             this text\n"
+"\n%s\n%s\n%s"
+"\n"
+"Examples:\n"
+"  flamestat record -d 10 -o system.svg\n"
+"  flamestat record -F 4999 -o build.svg -- make -j8\n"
+"  flamestat record -p 1234 -d 30 --format report\n"
+"  flamestat record -K --idle -d 5 > kernel.folded\n"
+"  flamestat record -d 60 --raw run.fstat -o run.svg\n"
+"\n"
+"Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
+"missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
+"start, 128+N stopped by signal N (130: Ctrl-C; the output is still\n"
+"written). See flamestat-record(1).\n",
+		FLAMESTAT_MAX_PIDS, FLAMESTAT_MAX_FREQ, FLAMESTAT_DEFAULT_FREQ,
+		FLAMESTAT_MAX_KERNEL_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
+		FLAMESTAT_MAX_USER_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
+		src_options_help, report_options_help, svg_options_help);
+}
+
+enum {
+	OPT_IDLE = 0x300, OPT_CPUS, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
+	OPT_FORMAT, OPT_RAW, OPT_HEADER,
+};
+
+static const struct option own_options[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "kernel-only", no_argument, NULL, 'K' },
+	{ "user-only", no_argument, NULL, 'U' },
+	{ "idle", no_argument, NULL, OPT_IDLE },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+	{ "kernel-depth", required_argument, NULL, OPT_KDEPTH },
+	{ "user-depth", required_argument, NULL, OPT_UDEPTH },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "header", no_argument, NULL, OPT_HEADER },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_pids(struct record_env *e, const char *arg)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	uint64_t v;
+	int ret = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (parse_u64(tok, 1, 4194304, &v)) {
+			fs_err("-p '%s': '%s' is not a process id", arg, tok);
+			ret = -1;
+			break;
+		}
+		if (e->nr_pids == FLAMESTAT_MAX_PIDS) {
+			fs_err("-p: at most %d processes", FLAMESTAT_MAX_PIDS);
+			ret = -1;
+			break;
+		}
+		e->pids[e->nr_pids++] = (uint32_t)v;
+	}
+	free(copy);
+	return ret;
+}
+
+/* "0-3,8" into the config's CPU mask; CPUs must exist here. */
+static int parse_cpus(const char *list, uint32_t nr_cpu_ids,
+		      struct flamestat_config *cfg)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL, *dash;
+	uint64_t lo, hi, c;
+	int ret = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_u64(tok, 0, FLAMESTAT_MAX_CPUS - 1, &lo) ||
+		    (dash && parse_u64(dash + 1, 0, FLAMESTAT_MAX_CPUS - 1,
+				       &hi))) {
+			fs_err("--cpus '%s': expected a list like 0-3,8", list);
+			ret = -1;
+			break;
+		}
+		if (!dash)
+			hi = lo;
+		if (lo > hi || hi >= nr_cpu_ids) {
+			fs_err("--cpus '%s': this machine has CPUs 0-%u", list,
+			       nr_cpu_ids - 1);
+			ret = -1;
+			break;
+		}
+		for (c = lo; c <= hi; c++)
+			cfg->cpus[c / 64] |= 1ULL << (c % 64);
+	}
+	free(copy);
+	if (!ret)
+		cfg->flags |= FLAMESTAT_CFG_CPUMASK;
+	return ret;
+}
+
+static int parse_args(struct record_env *e, int argc, char **argv)
+{
+	struct option *longopts = getopt_concat(own_options,
+						src_getopt_options,
+						report_getopt_options);
+	struct option *all = getopt_concat(longopts, svg_getopt_options, NULL);
+	uint64_t v;
+	double d;
+	int c, r, ret = 0;
+
+	free(longopts);
+	/* '+': stop at the command's first word, so its options stay its own. */
+	while ((c = getopt_long(argc, argv, "+ap:d:F:KUo:qh", all,
+				NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			e->all = true;
+			break;
+		case 'p':
+			if (parse_pids(e, optarg))
+				ret = EXIT_USAGE;
+			break;
+		case 'd':
+			if (parse_double(optarg, &d) || d <= 0 || d > 31536000) {
+				fs_err("-d '%s': expected a number of seconds > 0",
+				       optarg);
+				ret = EXIT_USAGE;
+			}
+			e->duration = d;
+			break;
+		case 'F':
+			if (parse_u64(optarg, FLAMESTAT_MIN_FREQ,
+				      FLAMESTAT_MAX_FREQ, &v)) {
+				fs_err("-F '%s': expected a frequency %d..%d Hz",
+				       optarg, FLAMESTAT_MIN_FREQ,
+				       FLAMESTAT_MAX_FREQ);
+				ret = EXIT_USAGE;
+			}
+			e->freq = (uint32_t)v;
+			break;
+		case 'K':
+			e->kernel_only = true;
+			break;
+		case 'U':
+			e->user_only = true;
+			break;
+		case OPT_IDLE:
+			e->idle = true;
+			break;
+		case OPT_CPUS:
+			e->cpus = optarg;
+			break;
+		case OPT_PER_CPU:
+			e->per_cpu = true;
+			e->src.fold.per_cpu = true;
+			break;
+		case OPT_KDEPTH:
+		case OPT_UDEPTH: {
+			unsigned int max = c == OPT_KDEPTH ?
+				FLAMESTAT_MAX_KERNEL_DEPTH :
+				FLAMESTAT_MAX_USER_DEPTH;
+
+			if (parse_u64(optarg, 1, max, &v)) {
+				fs_err("--%s '%s': expected 1..%u frames",
+				       c == OPT_KDEPTH ? "kernel-depth" :
+				       "user-depth", optarg, max);
+				ret = EXIT_USAGE;
+			} else if (c == OPT_KDEPTH) {
+				e->kernel_depth = (uint16_t)v;
+			} else {
+				e->user_depth = (uint16_t)v;
+			}
+			break;
+		}
+		case 'o':
+			e->out.path = optarg;
+			break;
+		case OPT_FORMAT:
+			if (out_format_parse(optarg, &e->out.format)) {
+				fs_err("--format '%s': expected folded, svg, report or raw",
+				       optarg);
+				ret = EXIT_USAGE;
+			}
+			break;
+		case OPT_RAW:
+			e->raw_path = optarg;
+			break;
+		case OPT_HEADER:
+			e->out.header = true;
+			break;
+		case 'q':
+			e->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			free(all);
+			exit(EXIT_OK);
+		case '?':
+			ret = EXIT_USAGE;
+			break;
+		default:
+			r = src_handle_option(&e->src, c, optarg);
+			if (r > 0)
+				r = report_handle_option(&e->out.report, c,
+							 optarg);
+			if (r > 0)
+				r = svg_handle_option(&e->out.svg, c, optarg);
+			if (r)
+				ret = EXIT_USAGE;
+			break;
+		}
+	}
+	free(all);
+	if (ret)
+		goto usage;
+	if (optind < argc)
+		e->command = &argv[optind];
+	if ((e->all ? 1 : 0) + (e->nr_pids ? 1 : 0) + (e->command ? 1 : 0) > 1) {
+		fs_err("-a, -p and a command exclude each other");
+		goto usage;
+	}
+	if (e->kernel_only && e->user_only) {
+		fs_err("-K and -U exclude each other");
+		goto usage;
+	}
+	if (e->kernel_only && e->command)
+		fs_warn("-K with a command records only its kernel stacks");
+	if (svg_options_check(&e->out.svg))
+		goto usage;
+	if (e->src.fold.per_cpu && !e->per_cpu) {
+		fs_err("--cpu-root needs --per-cpu when recording");
+		goto usage;
+	}
+	if (e->per_cpu)
+		e->out.report.skip_roots++;
+	return 0;
+usage:
+	fprintf(stderr, "Try 'flamestat record --help'.\n");
+	return EXIT_USAGE;
+}
+
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t child_exited;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/*
+ * The command, forked now but held until the profiler is configured for
+ * it: it waits for a byte on go[0]. If exec fails, errno comes back on
+ * err[0] (closed by a successful exec, thanks to O_CLOEXEC).
+ */
+struct child {
+	pid_t pid;
+	int go;
+	int err;
+	int status;
+	bool reaped;
+};
+
+static int child_spawn(struct child *ch, char **argv)
+{
+	int go[2], err[2];
+	char b;
+
+	memset(ch, 0, sizeof(*ch));
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		fs_perror("pipe");
+		return EXIT_FAIL;
+	}
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		fs_perror("fork");
+		return EXIT_FAIL;
+	}
+	if (ch->pid == 0) {
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(EXIT_CHILD);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(EXIT_CHILD);
+		_exit(EXIT_CHILD);
+	}
+	close(go[0]);
+	close(err[1]);
+	ch->go = go[1];
+	ch->err = err[0];
+	return 0;
+}
+
+/* Lets the command exec; returns 0 or the exit status after reporting. */
+static int child_release(struct child *ch, const char *name)
+{
+	int e;
+	ssize_t n;
+
+	if (write(ch->go, "g", 1) != 1) {
+		fs_perror("cannot start '%s'", name);
+		return EXIT_CHILD;
+	}
+	close(ch->go);
+	ch->go = -1;
+	do {
+		n = read(ch->err, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(ch->err);
+	ch->err = -1;
+	if (n == sizeof(e)) {
+		errno = e;
+		fs_perror("cannot run '%s'", name);
+		return EXIT_CHILD;
+	}
+	return 0;
+}
+
+static bool child_poll(struct child *ch)
+{
+	pid_t r;
+
+	if (ch->reaped || !ch->pid)
+		return ch->reaped;
+	r = waitpid(ch->pid, &ch->status, WNOHANG);
+	if (r == ch->pid)
+		ch->reaped = true;
+	return ch->reaped;
+}
+
+static void child_wait(struct child *ch)
+{
+	while (ch->pid && !ch->reaped) {
+		if (waitpid(ch->pid, &ch->status, 0) == ch->pid)
+			ch->reaped = true;
+		else if (errno != EINTR)
+			break;
+	}
+}
+
+static bool pids_alive(const struct record_env *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->nr_pids; i++)
+		if (!kill((pid_t)e->pids[i], 0) || errno == EPERM)
+			return true;
+	return false;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t total_drops(const struct flamestat_stats *st)
+{
+	uint64_t d = 0;
+	int i;
+
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		d += st->dropped[i];
+	return d;
+}
+
+static void status_line(double elapsed, const struct flamestat_stats *st)
+{
+	fprintf(stderr,
+		"\r\033[K%6.1fs  samples %llu  recorded %llu  dropped %llu  stacks %llu",
+		elapsed, (unsigned long long)st->samples,
+		(unsigned long long)st->recorded,
+		(unsigned long long)total_drops(st),
+		(unsigned long long)st->stacks);
+}
+
+static void build_config(const struct record_env *e, pid_t child,
+			 struct flamestat_config *cfg)
+{
+	uint32_t i;
+
+	cfg->flags = (e->user_only ? 0 : FLAMESTAT_CFG_KERNEL) |
+		     (e->kernel_only ? 0 : FLAMESTAT_CFG_USER) |
+		     (e->idle ? FLAMESTAT_CFG_IDLE : 0) |
+		     (e->per_cpu ? FLAMESTAT_CFG_PERCPU : 0);
+	cfg->freq_hz = e->freq;
+	cfg->kernel_depth = e->kernel_depth;
+	cfg->user_depth = e->user_depth;
+	if (child > 0) {
+		cfg->nr_pids = 1;
+		cfg->pids[0] = (uint32_t)child;
+		cfg->flags |= FLAMESTAT_CFG_PID_TREE;
+	} else {
+		cfg->nr_pids = e->nr_pids;
+		for (i = 0; i < e->nr_pids; i++)
+			cfg->pids[i] = e->pids[i];
+	}
+}
+
+/* What the user should know about the recording, on stderr. */
+static void summary(const struct record_env *e, const struct flamestat_stats *st,
+		    const char *where)
+{
+	uint64_t drops = total_drops(st);
+	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
+			st->dropped[FLAMESTAT_DROP_TABLE_FULL];
+	int i, first = 1;
+
+	fprintf(stderr, "flamestat record: %llu samples in %llu stacks, %.1f s on %u CPU%s",
+		(unsigned long long)st->recorded,
+		(unsigned long long)st->stacks, (double)st->running_ns / 1e9,
+		st->nr_cpus, st->nr_cpus == 1 ? "" : "s");
+	if (drops) {
+		fprintf(stderr, "; not recorded: ");
+		for (i = 0; i < FLAMESTAT_NR_DROPS; i++) {
+			if (!st->dropped[i])
+				continue;
+			fprintf(stderr, "%s%s %llu", first ? "" : ", ",
+				fs_drop_name(i),
+				(unsigned long long)st->dropped[i]);
+			first = 0;
+		}
+	}
+	fprintf(stderr, "; wrote %s\n", where);
+	if (lost)
+		fs_warn("%llu samples were lost because a table was full: load the module with a larger table_kb= (merged table) or pcpu_kb= (per CPU)",
+			(unsigned long long)lost);
+	if (st->recorded && st->user_fault * 4 > st->recorded && !e->kernel_only)
+		fs_warn("%.0f%% of the user stacks ended at an unreadable frame: code built without frame pointers? (-fno-omit-frame-pointer)",
+			100.0 * (double)st->user_fault / (double)st->recorded);
+	if (st->kernel_truncated || st->user_truncated)
+		fs_warn("%llu kernel and %llu user stacks were cut at the depth limit (marked [truncated]); raise --kernel-depth/--user-depth",
+			(unsigned long long)st->kernel_truncated,
+			(unsigned long long)st->user_truncated);
+}
+
+/*
+ * Sample until the end condition; returns the signal that ended it, or 0.
+ * Sleeps until the next thing there is to do: the end of -d, the next
+ * status line, a signal (Ctrl-C, or SIGCHLD when the command exits) or,
+ * only with -p, the next look at the processes. Every wake-up of this
+ * process is CPU time taken from what is being profiled.
+ */
+static int sample_loop(struct record_env *e, struct fs_dev *dev,
+		       struct child *ch)
+{
+	bool tty = !e->quiet && isatty(STDERR_FILENO);
+	double start = now_s(), next = start + 1, t, wait;
+	struct flamestat_stats st;
+	sigset_t block, old;
+	struct timespec ts;
+
+	/*
+	 * Signals stay blocked except while sleeping in ppoll(), so that
+	 * one arriving between the checks and the sleep still ends it.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (;;) {
+		t = now_s();
+		if (got_signal)
+			break;
+		if (e->duration && t - start >= e->duration)
+			break;
+		if (e->command && (child_exited || child_poll(ch)) &&
+		    child_poll(ch))
+			break;
+		if (e->nr_pids && !pids_alive(e))
+			break;
+		if (tty && t >= next) {
+			if (!fs_dev_get_stats(dev, &st))
+				status_line(t - start, &st);
+			next += 1;
+		}
+		/*
+		 * Without a deadline, no timeout at all: even a sleeping
+		 * timer costs the sampler (one more in the CPU's hrtimer
+		 * tree that every re-arming of its timer walks).
+		 */
+		t = now_s();
+		wait = -1;
+		if (e->duration)
+			wait = start + e->duration - t;
+		if (tty && (wait < 0 || next - t < wait))
+			wait = next - t;
+		if (e->nr_pids && (wait < 0 || wait > 0.1))
+			wait = 0.1;
+		if (wait < 0 && !e->duration && !tty && !e->nr_pids) {
+			ppoll(NULL, 0, NULL, &old);
+			continue;
+		}
+		if (wait < 0)
+			wait = 0;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		ppoll(NULL, 0, &ts, &old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	return got_signal;
+}
+
+static int write_outputs(struct record_env *e, struct snapshot *s)
+{
+	enum out_format f = out_format_resolve(&e->out);
+	struct profile *p;
+	int ret = 0;
+
+	if (e->raw_path && snapshot_save(s, e->raw_path))
+		ret = -1;
+	if (f == OUT_RAW) {
+		if (!e->out.path || !strcmp(e->out.path, "-")) {
+			if (isatty(STDOUT_FILENO)) {
+				fs_err("not writing a raw recording to a terminal: use -o FILE.fstat");
+				return -1;
+			}
+			if (fwrite(s->raw, 1, s->raw_size, stdout) != s->raw_size ||
+			    fflush(stdout)) {
+				fs_perror("cannot write the raw recording");
+				return -1;
+			}
+			return ret;
+		}
+		return snapshot_save(s, e->out.path) ? -1 : ret;
+	}
+	p = profile_new();
+	if (src_fold_snapshot(s, true, &e->src, p) || out_write(p, &e->out))
+		ret = -1;
+	profile_free(p);
+	return ret;
+}
+
+int do_record(int argc, char **argv)
+{
+	struct flamestat_config cfg = { 0 }, saved;
+	struct record_env e;
+	struct fs_dev dev;
+	struct child ch = { 0 };
+	struct snapshot s;
+	struct flamestat_stats st;
+	bool was_running;
+	char err[256];
+	void *buf;
+	size_t size;
+	int ret, sig;
+
+	record_env_init(&e);
+	ret = parse_args(&e, argc, argv);
+	if (ret)
+		return ret;
+	ret = fs_dev_open(&dev, true);
+	if (ret)
+		return ret;
+	if (e.cpus && parse_cpus(e.cpus, dev.version.nr_cpu_ids, &cfg)) {
+		fs_dev_close(&dev);
+		return EXIT_USAGE;
+	}
+	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_CLAIM)) {
+		if (errno == EBUSY)
+			fs_err("another flamestat session controls the profiler: wait for it to finish (see 'flamestat status')");
+		else
+			fs_perror("cannot take control of %s", FLAMESTAT_DEVICE);
+		fs_dev_close(&dev);
+		return errno == EBUSY ? EXIT_BUSY : EXIT_FAIL;
+	}
+	/* Put the module back as we found it afterwards (stopped or not). */
+	if (fs_dev_get_config(&dev, &saved) || fs_dev_get_stats(&dev, &st)) {
+		fs_perror("cannot read the module's state");
+		fs_dev_close(&dev);
+		return EXIT_FAIL;
+	}
+	was_running = st.state & FLAMESTAT_STATE_RUNNING;
+	fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP);
+
+	install_handlers();
+	if (e.command) {
+		ret = child_spawn(&ch, e.command);
+		if (ret)
+			goto out_restore;
+	}
+	build_config(&e, ch.pid, &cfg);
+	if (fs_dev_set_config(&dev, &cfg)) {
+		if (errno == ESRCH)
+			fs_err("-p: no such process");
+		else if (errno == EPERM)
+			fs_err("kernel lockdown forbids kernel stacks: drop -K (user stacks are still recorded)");
+		else
+			fs_perror("the module refused the configuration");
+		ret = errno == ESRCH ? EXIT_USAGE : EXIT_FAIL;
+		goto out_child;
+	}
+	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_RESET) ||
+	    fs_dev_cmd(&dev, FLAMESTAT_IOC_START)) {
+		fs_perror("cannot start sampling");
+		ret = EXIT_FAIL;
+		goto out_child;
+	}
+	if (e.command) {
+		ret = child_release(&ch, e.command[0]);
+		if (ret) {
+			fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP);
+			goto out_child;
+		}
+	}
+
+	sig = sample_loop(&e, &dev, &ch);
+	fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP);
+	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
+		fs_perror("cannot read the samples");
+		ret = EXIT_FAIL;
+		goto out_child;
+	}
+	if (snapshot_parse(&s, buf, size, err, sizeof(err))) {
+		fs_err("the module sent a bad snapshot: %s", err);
+		ret = EXIT_FAIL;
+		goto out_child;
+	}
+	/* Interrupted: the output is written, and the status says so. */
+	ret = write_outputs(&e, &s) ? EXIT_FAIL : sig ? 128 + sig : EXIT_OK;
+	if (!e.quiet && ret != EXIT_FAIL)
+		summary(&e, &s.hdr.stats,
+			e.out.path && strcmp(e.out.path, "-") ? e.out.path :
+			"standard output");
+	snapshot_free(&s);
+
+out_child:
+	if (e.command && ch.pid > 0) {
+		if (ch.go >= 0 && ch.go)
+			close(ch.go);	/* never released: it exits */
+		child_wait(&ch);
+		if (!e.quiet && ch.reaped && ret != EXIT_CHILD &&
+		    WIFEXITED(ch.status) && WEXITSTATUS(ch.status))
+			fs_warn("'%s' exited with status %d", e.command[0],
+				WEXITSTATUS(ch.status));
+	}
+out_restore:
+	/* The tool's own configuration must not outlive it. */
+	fs_dev_set_config(&dev, &saved);
+	if (was_running)
+		fs_dev_cmd(&dev, FLAMESTAT_IOC_START);
+	fs_dev_cmd(&dev, FLAMESTAT_IOC_UNCLAIM);
+	fs_dev_close(&dev);
+	return ret;
+}

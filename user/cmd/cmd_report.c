@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamestat report and flamestat fold: the top functions, or folded stacks,
+ * from the live module, a raw .fstat recording or a folded file.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/output.h"
+#include "cmd/source.h"
+#include "lib/util.h"
+
+static void usage(FILE *out, bool fold)
+{
+	if (fold)
+		fprintf(out,
+"Usage: flamestat fold [OPTIONS] [FILE]\n"
+"\n"
+"Write folded stacks (\"comm;frame;...;leaf COUNT\", root first), ready for\n"
+"'flamestat svg', flamegraph.pl or inferno, from FILE: a raw recording\n"
+"(.fstat, from 'flamestat record --raw') or folded text. Without FILE,\n"
+"from the live module: everything recorded since its last reset, while\n"
+"sampling goes on. Raw recordings are symbolized here, so read them on the\n"
+"machine that recorded them, before the binaries change.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE      write FILE instead of standard output\n"
+"      --header           a '# flamestat:' line with the totals first\n"
+"  -h, --help             this text\n"
+"\n%s"
+"\n"
+"Examples:\n"
+"  flamestat fold run.fstat > run.folded\n"
+"  flamestat fold --comm-pid --delimiter run.fstat | flamegraph.pl > run.svg\n"
+"  sudo flamestat fold > now.folded\n"
+"\n"
+"Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
+"loaded, 5 ABI mismatch. See flamestat-fold(1).\n",
+			src_options_help);
+	else
+		fprintf(out,
+"Usage: flamestat report [OPTIONS] [FILE]\n"
+"\n"
+"Print the functions where the CPU time went: Self is the share of samples\n"
+"in the function itself, Total also counts what it called (like perf\n"
+"report --no-children and --children). FILE is a raw recording (.fstat,\n"
+"from 'flamestat record --raw') or folded stacks ('-': standard input);\n"
+"without FILE, the live module: everything recorded since its last reset.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE      write FILE instead of standard output\n"
+"  -h, --help             this text\n"
+"\n%s\n%s"
+"\n"
+"Examples:\n"
+"  flamestat report run.fstat\n"
+"  flamestat report --sort total --limit 20 app.folded\n"
+"  perf script | stackcollapse-perf.pl | flamestat report --roots 1 -\n"
+"  sudo flamestat report --min 1\n"
+"\n"
+"Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
+"loaded, 5 ABI mismatch. See flamestat-report(1).\n",
+			report_options_help, src_options_help);
+}
+
+enum { OPT_HEADER = 0x380 };
+
+static int run(int argc, char **argv, bool fold)
+{
+	static const struct option own[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct option *longopts = getopt_concat(own, src_getopt_options,
+						fold ? NULL :
+						report_getopt_options);
+	struct out_opts out;
+	struct src_opts src;
+	struct profile *p;
+	const char *path = NULL;
+	int c, r, ret = EXIT_OK;
+
+	out_opts_init(&out);
+	src_opts_init(&src);
+	out.format = fold ? OUT_FOLDED : OUT_REPORT;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out.path = optarg;
+			break;
+		case OPT_HEADER:
+			if (!fold)
+				goto bad;
+			out.header = true;
+			break;
+		case 'h':
+			usage(stdout, fold);
+			free(longopts);
+			return EXIT_OK;
+		case '?':
+			goto bad;
+		default:
+			r = src_handle_option(&src, c, optarg);
+			if (r > 0 && !fold)
+				r = report_handle_option(&out.report, c, optarg);
+			if (r)
+				goto bad;
+		}
+	}
+	free(longopts);
+	longopts = NULL;
+	if (argc - optind > 1) {
+		fs_err("one input at most ('%s' is extra)", argv[optind + 1]);
+		goto bad;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (src.fold.per_cpu)
+		out.report.skip_roots++;
+
+	p = profile_new();
+	ret = src_load(path, &src, p);
+	if (!ret && out_write(p, &out))
+		ret = EXIT_FAIL;
+	profile_free(p);
+	return ret;
+bad:
+	free(longopts);
+	fprintf(stderr, "Try 'flamestat %s --help'.\n", fold ? "fold" : "report");
+	return EXIT_USAGE;
+}
+
+int do_report(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int do_fold(int argc, char **argv)
+{
+	return run(argc, argv, true);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamestat status: is the module loaded and running, how is it configured,
+ * what has it counted and dropped, what memory and CPU does it cost; and
+ * when it is not loaded, whether it could be.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "device/device.h"
+#include "device/loadpolicy.h"
+#include "lib/util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: flamestat status [-h]\n"
+"\n"
+"Show whether the flamestat module is loaded and sampling, its\n"
+"configuration, the samples it counted and why others were not recorded,\n"
+"its memory use and its own CPU cost per sample. When it is not loaded,\n"
+"show the installed module and its signer, Secure Boot, lockdown and\n"
+"signature enforcement, and whether the kernel would refuse the module.\n"
+"Reading the counters does not disturb sampling. Needs root.\n"
+"\n"
+"Example:\n"
+"  sudo flamestat status\n"
+"\n"
+"Exit status: 0 loaded, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
+"See flamestat-status(1).\n");
+}
+
+static void print_config(const struct flamestat_config *c)
+{
+	uint32_t i, cpu;
+	bool first = true;
+
+	printf("frequency:  %u Hz per CPU\n", c->freq_hz);
+	printf("stacks:     %s%s%s, depth %u kernel / %u user\n",
+	       c->flags & FLAMESTAT_CFG_KERNEL ? "kernel" : "",
+	       (c->flags & FLAMESTAT_CFG_KERNEL) &&
+	       (c->flags & FLAMESTAT_CFG_USER) ? " + " : "",
+	       c->flags & FLAMESTAT_CFG_USER ? "user" : "",
+	       c->kernel_depth, c->user_depth);
+	printf("idle:       %s\n", c->flags & FLAMESTAT_CFG_IDLE ?
+	       "recorded" : "counted, not recorded");
+	printf("processes:  ");
+	if (!c->nr_pids)
+		printf("all");
+	for (i = 0; i < c->nr_pids; i++)
+		printf("%s%u", i ? "," : "", c->pids[i]);
+	if (c->flags & FLAMESTAT_CFG_PID_TREE)
+		printf(" and descendants");
+	printf("\ncpus:       ");
+	if (!(c->flags & FLAMESTAT_CFG_CPUMASK))
+		printf("all");
+	for (cpu = 0; cpu < FLAMESTAT_MAX_CPUS; cpu++) {
+		if (!(c->cpus[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		printf("%s%u", first ? "" : ",", cpu);
+		first = false;
+	}
+	printf("%s\n", c->flags & FLAMESTAT_CFG_PERCPU ? " (kept apart)" : "");
+}
+
+/* The smallest bucket bound below which @q of the samples fall. */
+static uint64_t cost_quantile(const struct flamestat_stats *st, double q)
+{
+	uint64_t n = 0, seen = 0;
+	int i;
+
+	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
+		n += st->cost_hist[i];
+	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++) {
+		seen += st->cost_hist[i];
+		if (n && (double)seen >= q * (double)n)
+			return 1ULL << (i + 6);
+	}
+	return 0;
+}
+
+static void print_stats(const struct flamestat_stats *st)
+{
+	uint64_t drops = 0;
+	int i;
+
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		drops += st->dropped[i];
+	printf("running:    %s for %.1f s since the last reset, on %u CPUs\n",
+	       st->state & FLAMESTAT_STATE_RUNNING ? "yes" : "no",
+	       (double)st->running_ns / 1e9, st->nr_cpus);
+	if (st->state & FLAMESTAT_STATE_CLAIMED)
+		printf("control:    held by a flamestat record session\n");
+	if (st->state & FLAMESTAT_STATE_LOCKDOWN)
+		printf("lockdown:   kernel stacks are withheld\n");
+	printf("samples:    %llu taken, %llu recorded in %llu unique stacks, %llu not recorded\n",
+	       (unsigned long long)st->samples,
+	       (unsigned long long)st->recorded,
+	       (unsigned long long)st->stacks, (unsigned long long)drops);
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		if (st->dropped[i])
+			printf("  %-16s %llu\n", fs_drop_name(i),
+			       (unsigned long long)st->dropped[i]);
+	printf("marked:     %llu kernel / %llu user stacks truncated, %llu user walks ended on a fault,\n"
+	       "            %llu 32-bit, %llu irq work on idle CPUs, %llu without process maps\n",
+	       (unsigned long long)st->kernel_truncated,
+	       (unsigned long long)st->user_truncated,
+	       (unsigned long long)st->user_fault,
+	       (unsigned long long)st->user_compat,
+	       (unsigned long long)st->idle_irq,
+	       (unsigned long long)st->unmapped_procs);
+	printf("overruns:   %llu timer periods missed\n",
+	       (unsigned long long)st->overruns);
+	printf("processes:  %llu of %llu with recorded maps\n",
+	       (unsigned long long)st->procs,
+	       (unsigned long long)st->procs_max);
+	printf("memory:     %.1f of %.1f MiB preallocated in use\n",
+	       (double)st->mem_used / 1048576.0,
+	       (double)st->mem_total / 1048576.0);
+	if (st->samples)
+		printf("cost:       %.0f ns per sample (p50 < %llu ns, p99 < %llu ns, max %llu ns)\n",
+		       (double)st->cost_ns / (double)st->samples,
+		       (unsigned long long)cost_quantile(st, 0.5),
+		       (unsigned long long)cost_quantile(st, 0.99),
+		       (unsigned long long)st->cost_max_ns);
+}
+
+int do_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct flamestat_config cfg;
+	struct flamestat_stats st;
+	struct fs_dev dev;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		fprintf(stderr, "Try 'flamestat status --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		fs_err("no arguments expected ('%s')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!fs_module_loaded()) {
+		struct fs_load_policy pol;
+
+		printf("module:     not loaded\n");
+		fs_load_policy_read(&pol, NULL);
+		fs_load_policy_print(&pol, stdout);
+		return EXIT_NOMODULE;
+	}
+	ret = fs_dev_open(&dev, false);
+	if (ret)
+		return ret;
+	if (fs_dev_get_config(&dev, &cfg) || fs_dev_get_stats(&dev, &st)) {
+		fs_perror("cannot read the module's state");
+		fs_dev_close(&dev);
+		return EXIT_FAIL;
+	}
+	fs_dev_close(&dev);
+	printf("module:     loaded, version %s, ABI %u, %u CPU ids\n",
+	       dev.version.module_version, dev.version.abi_version,
+	       dev.version.nr_cpu_ids);
+	print_stats(&st);
+	print_config(&cfg);
+	return EXIT_OK;
+}

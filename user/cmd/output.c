@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writing a profile as folded stacks, SVG or a report (see output.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/output.h"
+#include "lib/util.h"
+
+enum {
+	OPT_LIMIT = 0x280, OPT_SORT, OPT_NO_CHILDREN, OPT_MIN, OPT_ROOTS,
+};
+
+const struct option report_getopt_options[] = {
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "min", required_argument, NULL, OPT_MIN },
+	{ "roots", required_argument, NULL, OPT_ROOTS },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char report_options_help[] =
+"Report options:\n"
+"  --sort self|total      order by self samples (default) or by total\n"
+"                         samples, callees included (perf's --children)\n"
+"  --no-children          leave the Total column out\n"
+"  --limit N              at most N functions (default 50; 0: all)\n"
+"  --min PCT              hide functions below PCT percent\n"
+"  --roots N              leading frames that are not functions (default 1:\n"
+"                         the comm frame; 0 for folded files without it)\n";
+
+void out_opts_init(struct out_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	svg_options_init(&o->svg);
+	o->report.limit = 50;
+	o->report.skip_roots = 1;
+}
+
+int out_format_parse(const char *name, enum out_format *f)
+{
+	static const struct {
+		const char *name;
+		enum out_format f;
+	} t[] = {
+		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
+		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!strcmp(name, t[i].name)) {
+			*f = t[i].f;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+enum out_format out_format_resolve(const struct out_opts *o)
+{
+	const char *p = o->path;
+
+	if (o->format != OUT_AUTO)
+		return o->format;
+	if (p && strcmp(p, "-")) {
+		if (path_has_suffix(p, ".svg"))
+			return OUT_SVG;
+		if (path_has_suffix(p, ".fstat"))
+			return OUT_RAW;
+		if (path_has_suffix(p, ".report"))
+			return OUT_REPORT;
+	}
+	return OUT_FOLDED;
+}
+
+int report_handle_option(struct report_opts *o, int opt, const char *arg)
+{
+	uint64_t v;
+	double d;
+
+	switch (opt) {
+	case OPT_LIMIT:
+		if (parse_u64(arg, 0, 1000000000, &v)) {
+			fs_err("--limit '%s': expected a number of rows", arg);
+			return -1;
+		}
+		o->limit = (unsigned int)v;
+		return 0;
+	case OPT_SORT:
+		if (!strcmp(arg, "self")) {
+			o->sort_total = false;
+		} else if (!strcmp(arg, "total")) {
+			o->sort_total = true;
+		} else {
+			fs_err("--sort '%s': expected self or total", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_NO_CHILDREN:
+		o->no_children = true;
+		return 0;
+	case OPT_MIN:
+		if (parse_double(arg, &d) || d < 0 || d > 100) {
+			fs_err("--min '%s': expected a percentage 0..100", arg);
+			return -1;
+		}
+		o->min_pct = d;
+		return 0;
+	case OPT_ROOTS:
+		if (parse_u64(arg, 0, 16, &v)) {
+			fs_err("--roots '%s': expected 0..16", arg);
+			return -1;
+		}
+		o->skip_roots = (unsigned int)v;
+		return 0;
+	}
+	return 1;
+}
+
+int out_write(const struct profile *p, const struct out_opts *o)
+{
+	enum out_format f = out_format_resolve(o);
+	struct svg_output out;
+	int r = 0;
+
+	if (svg_output_open(&out, o->path))
+		return -1;
+	switch (f) {
+	case OUT_SVG:
+		r = svg_render(p, &o->svg, out.f);
+		/* 1: no samples; an SVG saying so is written and reported. */
+		if (r > 0)
+			r = 0;
+		break;
+	case OUT_REPORT:
+		r = report_write(p, &o->report, out.f);
+		break;
+	default:
+		r = profile_write_folded(p, out.f,
+					 o->header ? PROFILE_WRITE_HEADER : 0);
+		break;
+	}
+	if (r < 0 && errno)
+		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
+			  o->path : "standard output");
+	return svg_output_close(&out, r == 0) || r ? -1 : 0;
+}

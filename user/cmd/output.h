@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing a profile as folded stacks, an SVG flame graph or a report, to a
+ * file (replaced atomically) or standard output; the format follows the
+ * file name unless given. Shared by record, report and fold.
+ */
+#ifndef FLAMESTAT_OUTPUT_H
+#define FLAMESTAT_OUTPUT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "profile/profile.h"
+#include "profile/report.h"
+#include "render/svg.h"
+
+enum out_format {
+	OUT_AUTO,	/* from the file name; folded for standard output */
+	OUT_FOLDED,
+	OUT_SVG,
+	OUT_REPORT,
+	OUT_RAW,	/* the binary snapshot (.fstat); record only */
+};
+
+struct out_opts {
+	enum out_format format;
+	const char *path;	/* NULL or "-": standard output */
+	bool header;		/* folded: a "# flamestat:" metadata line */
+	struct svg_options svg;
+	struct report_opts report;
+};
+
+void out_opts_init(struct out_opts *o);
+/* "folded", "svg", "report", "raw"; -1 when unknown (nothing printed). */
+int out_format_parse(const char *name, enum out_format *f);
+/* The format for o->path and o->format: never OUT_AUTO. */
+enum out_format out_format_resolve(const struct out_opts *o);
+
+/* Report options (codes 0x280..) shared by report and record. */
+extern const struct option report_getopt_options[];
+extern const char report_options_help[];
+int report_handle_option(struct report_opts *o, int opt, const char *arg);
+
+/* Writes @p (not OUT_RAW). Returns 0, or -1 after reporting. */
+int out_write(const struct profile *p, const struct out_opts *o);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* From a binary snapshot to a profile of symbolized folded stacks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "profile/fold.h"
+
+/* comm as a safe frame: the folded format reserves ';' and whitespace. */
+static void put_comm(struct strbuf *sb, const char *comm, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max && comm[i]; i++) {
+		char c = comm[i];
+
+		if (c == ';')
+			c = ':';
+		else if (c == ' ')
+			c = '_';
+		else if ((unsigned char)c < 0x20 || c == 0x7f)
+			c = '?';
+		sb_add(sb, &c, 1);
+	}
+	if (!sb->len)
+		sb_adds(sb, "[unnamed]");
+}
+
+void fold_meta(const struct snapshot *s, struct profile_meta *m)
+{
+	const struct flamestat_stats *st = &s->hdr.stats;
+	/* Left out on purpose (idle, other processes, -K/-U) is not lost. */
+	uint64_t excluded = st->dropped[FLAMESTAT_DROP_IDLE] +
+			    st->dropped[FLAMESTAT_DROP_FILTERED] +
+			    st->dropped[FLAMESTAT_DROP_MODE];
+
+	memset(m, 0, sizeof(*m));
+	/*
+	 * profile_meta: samples are those in the profile, recorded those
+	 * taken in scope, dropped those lost (no registers, tables full).
+	 */
+	m->samples = st->recorded;
+	m->recorded = st->samples - excluded;
+	m->dropped = st->samples - excluded - st->recorded;
+	m->freq = s->hdr.config.freq_hz;
+	m->duration_ns = st->running_ns;
+	m->cpus = st->nr_cpus;
+	m->present = PROFILE_META_SAMPLES | PROFILE_META_RECORDED |
+		     PROFILE_META_DROPPED | PROFILE_META_FREQ |
+		     PROFILE_META_DURATION;
+	if (st->nr_cpus)
+		m->present |= PROFILE_META_CPUS;
+	if (st->samples) {
+		m->cost_ns = (double)st->cost_ns / (double)st->samples;
+		m->present |= PROFILE_META_COST;
+	}
+}
+
+/* One symbol-table handle per FILE record, looked up on first use. */
+struct file_cache {
+	const struct snap_file *file;
+	struct elfsym_file *handle;
+	bool looked_up;
+};
+
+static struct file_cache *cache_of(struct file_cache *fc,
+				   const struct snapshot *s,
+				   const struct snap_file *f)
+{
+	return &fc[f - s->files];
+}
+
+static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
+			      struct file_cache *fc, const struct snap_proc *proc,
+			      uint64_t addr, bool is_ret)
+{
+	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
+	struct file_cache *c;
+
+	if (!m)
+		return symbolize_unknown(sym, addr);
+	if (m->flags & FLAMESTAT_MAPF_VDSO)
+		return symbolize_vdso(sym, addr - m->start, is_ret);
+	if (!m->file)
+		return symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
+				      is_ret);
+	c = cache_of(fc, s, m->file);
+	if (!c->looked_up) {
+		c->handle = symbolize_file(sym, m->file->path,
+					   m->file->build_id,
+					   m->file->build_id_size);
+		c->looked_up = true;
+	}
+	return symbolize_user(sym, c->handle, addr - m->start + m->pgoff,
+			      is_ret);
+}
+
+static const char *kernel_frame(const struct snapshot *s,
+				struct symbolizer *sym, uint64_t v, bool is_ret)
+{
+	const struct snap_ksym *k = snapshot_find_ksym(s, v);
+
+	if (k)
+		return symbolize_kernel_named(sym, k->name, v);
+	if (s->hdr.flags & FLAMESTAT_SNAPF_KADDR_HIDDEN)
+		return symbolize_kernel_named(sym, "[unknown]", 0);
+	return symbolize_kernel(sym, v, is_ret);
+}
+
+int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
+		  const struct fold_opts *o, struct profile *p)
+{
+	struct file_cache *fc = xcalloc(s->nr_files ? s->nr_files : 1,
+					sizeof(*fc));
+	size_t cap = 64, i;
+	const char **frames = xcalloc(cap, sizeof(*frames));
+	struct strbuf cpu = { 0 }, comm = { 0 };
+	struct profile_meta meta;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_stacks; i++) {
+		const struct flamestat_rec_stack *r = s->stacks[i].rec;
+		const struct snap_proc *proc = s->stacks[i].proc;
+		size_t nk = o->no_kernel ? 0 : r->nr_kernel;
+		size_t nu = o->no_user ? 0 : r->nr_user;
+		size_t n = 0, j;
+
+		if (cap < nk + nu + 6) {
+			cap = nk + nu + 6;	/* roots, markers, delimiter */
+			frames = xreallocarray(frames, cap, sizeof(*frames));
+		}
+		sb_reset(&cpu);
+		sb_reset(&comm);
+		if (o->per_cpu && r->cpu != FLAMESTAT_CPU_ANY) {
+			sb_addf(&cpu, "cpu-%u", r->cpu);
+			frames[n++] = cpu.buf;
+		}
+		put_comm(&comm, r->comm, sizeof(r->comm));
+		if (o->comm_pid)
+			sb_addf(&comm, "-%u", r->tgid);
+		frames[n++] = comm.buf;
+
+		if (nu && (r->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
+			frames[n++] = "[truncated]";
+		for (j = nu; j-- > 0;)
+			frames[n++] = user_frame(s, sym, fc, proc,
+						 r->frames[r->nr_kernel + j],
+						 j > 0);
+		if (o->delimiter && nu && nk)
+			frames[n++] = "-";
+		/* Markers, not symbols: neither named nor counted as such. */
+		if (nk && (r->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED))
+			frames[n++] = o->annotate ? "[truncated]_[k]" :
+				      "[truncated]";
+		for (j = nk; j-- > 0;)
+			frames[n++] = kernel_frame(s, sym, r->frames[j], j > 0);
+
+		if (profile_add(p, frames, n, r->count)) {
+			fs_perror("cannot add a stack of %llu samples",
+				  (unsigned long long)r->count);
+			ret = -1;
+			break;
+		}
+	}
+	fold_meta(s, &meta);
+	profile_set_meta(p, &meta);
+	sb_free(&cpu);
+	sb_free(&comm);
+	free(frames);
+	free(fc);
+	return ret;
+}

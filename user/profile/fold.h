@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* From a binary snapshot to a profile of symbolized folded stacks. */
+#ifndef FLAMESTAT_FOLD_H
+#define FLAMESTAT_FOLD_H
+
+#include <stdbool.h>
+
+#include "profile/profile.h"
+#include "profile/snapshot.h"
+#include "sym/symbolize.h"
+
+struct fold_opts {
+	bool comm_pid;		/* root frame "comm-PID" instead of "comm" */
+	bool per_cpu;		/* a "cpu-N" frame above comm (needs --per-cpu) */
+	bool delimiter;		/* a "-" frame between user and kernel frames */
+	bool no_kernel;		/* leave kernel frames out */
+	bool no_user;		/* leave user frames out */
+	bool annotate;		/* [truncated]_[k] for the kernel marker */
+};
+
+/*
+ * Adds every stack of @s to @p, root first: [cpu-N;]comm[-PID];
+ * [truncated;]user frames;[-;][truncated_[k];]kernel frames. Sets @p's
+ * metadata from the snapshot header. Returns 0, or -1 after reporting.
+ */
+int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
+		  const struct fold_opts *o, struct profile *p);
+
+/* The metadata a snapshot header gives (samples, drops, freq, ...). */
+void fold_meta(const struct snapshot *s, struct profile_meta *m);
+
+#endif

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Profile storage: interned frame names and merged stacks in hash tables. */
+#include "profile/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "profile/profile_int.h"
+
+/*
+ * Names live back to back in one arena, NUL-terminated so profile_name()
+ * can hand out C strings; stacks are runs of frame ids in another. Both
+ * hash tables hold (hash << 32 | index + 1) per slot, 0 = empty, so a probe
+ * rejects most mismatches without touching the entries, and are kept at
+ * most half full, so probes stay short even for millions of frames.
+ */
+struct stack_rec {
+	size_t off;		/* first frame id in p->frames */
+	uint32_t nframes;
+	uint32_t hash;
+	uint64_t count;
+	uint64_t count2;
+};
+
+struct profile {
+	char *names;		/* arena */
+	size_t names_len, names_cap;
+	size_t *name_off;	/* per id: offset in names */
+	uint32_t *name_len;
+	uint32_t *name_hash;
+	size_t nnames, names_alloc;
+	uint64_t *name_slots;
+	size_t name_mask;
+
+	uint32_t *frames;	/* arena of frame ids */
+	size_t nframes_used, frames_cap;
+	struct stack_rec *stacks;
+	size_t nstacks, stacks_alloc;
+	uint64_t *stack_slots;
+	size_t stack_mask;
+
+	uint64_t total, total2;
+	bool diff;
+
+	bool keep_order;
+	struct profile_event *events;
+	size_t nevents, events_alloc;
+
+	struct profile_meta meta;
+};
+
+static uint32_t hash_ids(const uint32_t *ids, size_t n)
+{
+	uint64_t h = n * HASH_K;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ids[i]) * HASH_K + (h >> 23);
+	return (uint32_t)mix64(h);
+}
+
+static inline uint64_t slot_val(uint32_t hash, size_t index)
+{
+	return (uint64_t)hash << 32 | (uint32_t)(index + 1);
+}
+
+struct profile *profile_new(void)
+{
+	struct profile *p = xcalloc(1, sizeof(*p));
+
+	p->name_mask = 1023;
+	p->name_slots = xcalloc(p->name_mask + 1, sizeof(*p->name_slots));
+	p->stack_mask = 1023;
+	p->stack_slots = xcalloc(p->stack_mask + 1, sizeof(*p->stack_slots));
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->names);
+	free(p->name_off);
+	free(p->name_len);
+	free(p->name_hash);
+	free(p->name_slots);
+	free(p->frames);
+	free(p->stacks);
+	free(p->stack_slots);
+	free(p->events);
+	free(p->meta.title);
+	free(p);
+}
+
+void profile_keep_order(struct profile *p)
+{
+	p->keep_order = true;
+}
+
+static void grow_names_table(struct profile *p)
+{
+	size_t mask = p->name_mask * 2 + 1, i, j;
+	uint64_t *slots = xcalloc(mask + 1, sizeof(*slots));
+
+	for (i = 0; i < p->nnames; i++) {
+		for (j = p->name_hash[i] & mask; slots[j]; j = (j + 1) & mask)
+			;
+		slots[j] = slot_val(p->name_hash[i], i);
+	}
+	free(p->name_slots);
+	p->name_slots = slots;
+	p->name_mask = mask;
+}
+
+uint32_t profile_intern_hashed(struct profile *p, const char *name,
+			       size_t len, uint32_t hash)
+{
+	size_t j;
+	uint32_t id;
+
+	for (j = hash & p->name_mask; p->name_slots[j];
+	     j = (j + 1) & p->name_mask) {
+		if (p->name_slots[j] >> 32 != hash)
+			continue;
+		id = (uint32_t)p->name_slots[j] - 1;
+		if (p->name_len[id] == len &&
+		    !memcmp(p->names + p->name_off[id], name, len))
+			return id;
+	}
+	if (p->nnames >= UINT32_MAX - 1 || len >= UINT32_MAX) {
+		fs_err("more than 4 billion distinct frame names");
+		exit(EXIT_FAIL);
+	}
+	if (p->nnames == p->names_alloc) {
+		p->names_alloc = p->names_alloc ? p->names_alloc * 2 : 1024;
+		p->name_off = xreallocarray(p->name_off, p->names_alloc,
+					    sizeof(*p->name_off));
+		p->name_len = xreallocarray(p->name_len, p->names_alloc,
+					    sizeof(*p->name_len));
+		p->name_hash = xreallocarray(p->name_hash, p->names_alloc,
+					     sizeof(*p->name_hash));
+	}
+	if (p->names_len + len + 1 > p->names_cap) {
+		p->names_cap = (p->names_cap + len + 1) * 2;
+		p->names = xrealloc(p->names, p->names_cap);
+	}
+	id = (uint32_t)p->nnames++;
+	p->name_off[id] = p->names_len;
+	p->name_len[id] = (uint32_t)len;
+	p->name_hash[id] = hash;
+	memcpy(p->names + p->names_len, name, len);
+	p->names[p->names_len + len] = '\0';
+	p->names_len += len + 1;
+	p->name_slots[j] = slot_val(hash, id);
+	if (p->nnames * 2 > p->name_mask)
+		grow_names_table(p);
+	return id;
+}
+
+uint32_t profile_intern(struct profile *p, const char *name, size_t len)
+{
+	return profile_intern_hashed(p, name, len,
+				     profile_hash_bytes(name, len));
+}
+
+static void grow_stack_table(struct profile *p)
+{
+	size_t mask = p->stack_mask * 2 + 1, i, j;
+	uint64_t *slots = xcalloc(mask + 1, sizeof(*slots));
+
+	for (i = 0; i < p->nstacks; i++) {
+		for (j = p->stacks[i].hash & mask; slots[j];
+		     j = (j + 1) & mask)
+			;
+		slots[j] = slot_val(p->stacks[i].hash, i);
+	}
+	free(p->stack_slots);
+	p->stack_slots = slots;
+	p->stack_mask = mask;
+}
+
+static void add_event(struct profile *p, uint32_t stack, uint64_t count,
+		      uint64_t count2)
+{
+	if (p->nevents == p->events_alloc) {
+		p->events_alloc = p->events_alloc ? p->events_alloc * 2 : 1024;
+		p->events = xreallocarray(p->events, p->events_alloc,
+					  sizeof(*p->events));
+	}
+	p->events[p->nevents].stack = stack;
+	p->events[p->nevents].count = count;
+	p->events[p->nevents].count2 = count2;
+	p->nevents++;
+}
+
+int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
+		    uint64_t count, uint64_t count2, bool diff)
+{
+	struct stack_rec *s;
+	uint32_t hash, idx;
+	size_t j;
+
+	if (!nframes || nframes > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!diff)
+		count2 = count;
+	if (count > PROFILE_COUNT_MAX - p->total ||
+	    count2 > PROFILE_COUNT_MAX - p->total2) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	hash = hash_ids(ids, nframes);
+	for (j = hash & p->stack_mask; p->stack_slots[j];
+	     j = (j + 1) & p->stack_mask) {
+		if (p->stack_slots[j] >> 32 != hash)
+			continue;
+		idx = (uint32_t)p->stack_slots[j] - 1;
+		s = &p->stacks[idx];
+		if (s->nframes == nframes &&
+		    !memcmp(p->frames + s->off, ids, nframes * sizeof(*ids)))
+			goto found;
+	}
+	if (p->nstacks >= UINT32_MAX - 1) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (p->nstacks == p->stacks_alloc) {
+		p->stacks_alloc = p->stacks_alloc ? p->stacks_alloc * 2 : 1024;
+		p->stacks = xreallocarray(p->stacks, p->stacks_alloc,
+					  sizeof(*p->stacks));
+	}
+	if (p->nframes_used + nframes > p->frames_cap) {
+		p->frames_cap = (p->frames_cap + nframes) * 2;
+		p->frames = xreallocarray(p->frames, p->frames_cap,
+					  sizeof(*p->frames));
+	}
+	memcpy(p->frames + p->nframes_used, ids, nframes * sizeof(*ids));
+	idx = (uint32_t)p->nstacks++;
+	s = &p->stacks[idx];
+	s->off = p->nframes_used;
+	s->nframes = (uint32_t)nframes;
+	s->hash = hash;
+	s->count = s->count2 = 0;
+	p->nframes_used += nframes;
+	p->stack_slots[j] = slot_val(hash, idx);
+	if (p->nstacks * 2 > p->stack_mask)
+		grow_stack_table(p);
+found:
+	s = &p->stacks[idx];
+	s->count += count;
+	s->count2 += count2;
+	p->total += count;
+	p->total2 += count2;
+	if (diff)
+		p->diff = true;
+	if (p->keep_order)
+		add_event(p, idx, count, count2);
+	return 0;
+}
+
+static int add_names(struct profile *p, const char *const *frames,
+		     size_t nframes, uint64_t count, uint64_t count2, bool diff)
+{
+	uint32_t stackbuf[128], *ids = stackbuf;
+	size_t i;
+	int ret;
+
+	if (!nframes) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nframes > 128)
+		ids = xreallocarray(NULL, nframes, sizeof(*ids));
+	for (i = 0; i < nframes; i++)
+		ids[i] = profile_intern(p, frames[i], strlen(frames[i]));
+	ret = profile_add_ids(p, ids, nframes, count, count2, diff);
+	if (ids != stackbuf)
+		free(ids);
+	return ret;
+}
+
+int profile_add(struct profile *p, const char *const *frames, size_t nframes,
+		uint64_t count)
+{
+	return add_names(p, frames, nframes, count, count, false);
+}
+
+int profile_add2(struct profile *p, const char *const *frames,
+		 size_t nframes, uint64_t count, uint64_t count2)
+{
+	return add_names(p, frames, nframes, count, count2, true);
+}
+
+size_t profile_nstacks(const struct profile *p)
+{
+	return p->nstacks;
+}
+
+void profile_stack(const struct profile *p, size_t i, struct profile_stack *s)
+{
+	const struct stack_rec *r = &p->stacks[i];
+
+	s->frames = p->frames + r->off;
+	s->nframes = r->nframes;
+	s->count = r->count;
+	s->count2 = r->count2;
+}
+
+size_t profile_nnames(const struct profile *p)
+{
+	return p->nnames;
+}
+
+const char *profile_name(const struct profile *p, uint32_t id)
+{
+	return p->names + p->name_off[id];
+}
+
+size_t profile_name_len(const struct profile *p, uint32_t id)
+{
+	return p->name_len[id];
+}
+
+uint64_t profile_total(const struct profile *p)
+{
+	return p->total;
+}
+
+uint64_t profile_total2(const struct profile *p)
+{
+	return p->total2;
+}
+
+bool profile_is_diff(const struct profile *p)
+{
+	return p->diff;
+}
+
+size_t profile_events(const struct profile *p,
+		      const struct profile_event **events)
+{
+	*events = p->events;
+	return p->nevents;
+}
+
+/*
+ * Sorting compares names once (to give each id a rank), then sorts stacks
+ * by rank sequences, most significant frame first: a group of stacks that
+ * agree up to some depth is sorted by the rank at that depth with a radix
+ * sort, and each run of equal ranks becomes a group one level deeper.
+ * Prefixes shared by thousands of stacks are thus looked at once per
+ * stack, not once per comparison.
+ */
+struct sort_ctx {
+	const struct profile *p;
+	const uint32_t *rank;
+	bool reversed;
+};
+
+static int cmp_name_ids(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t lx = p->name_len[x], ly = p->name_len[y];
+	int c = memcmp(p->names + p->name_off[x], p->names + p->name_off[y],
+		       lx < ly ? lx : ly);
+
+	if (c)
+		return c;
+	return lx < ly ? -1 : lx > ly;
+}
+
+/* Rank of frame `level` of stack i, plus one; 0 once the stack ended. */
+static inline uint32_t level_key(const struct sort_ctx *c, size_t i,
+				 size_t level)
+{
+	const struct stack_rec *s = &c->p->stacks[i];
+	const uint32_t *f = c->p->frames + s->off;
+
+	if (level >= s->nframes)
+		return 0;
+	return 1 + c->rank[f[c->reversed ? s->nframes - 1 - level : level]];
+}
+
+static int cmp_from(const struct sort_ctx *c, size_t a, size_t b,
+		    size_t level)
+{
+	uint32_t ka, kb;
+
+	for (;; level++) {
+		ka = level_key(c, a, level);
+		kb = level_key(c, b, level);
+		if (ka != kb)
+			return ka < kb ? -1 : 1;
+		if (!ka)
+			return 0;
+	}
+}
+
+uint32_t *profile_name_ranks(const struct profile *p)
+{
+	uint32_t *ids = xreallocarray(NULL, p->nnames ? p->nnames : 1,
+				      sizeof(*ids));
+	uint32_t *rank = xreallocarray(NULL, p->nnames ? p->nnames : 1,
+				       sizeof(*rank));
+	size_t i;
+
+	for (i = 0; i < p->nnames; i++)
+		ids[i] = (uint32_t)i;
+	qsort_r(ids, p->nnames, sizeof(*ids), cmp_name_ids, (void *)p);
+	for (i = 0; i < p->nnames; i++)
+		rank[ids[i]] = (uint32_t)i;
+	free(ids);
+	return rank;
+}
+
+/* LSD radix sort of (key << 32 | payload) on the key's bytes. */
+static void radix_u64(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	size_t count[256], i, shift, sum;
+	uint64_t *src = v, *dst = tmp, *t;
+
+	for (shift = 32; shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		if (count[(src[0] >> shift) & 0xff] == n)
+			continue;	/* all equal in this byte */
+		for (sum = 0, i = 0; i < 256; i++) {
+			size_t k = count[i];
+
+			count[i] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+struct group {
+	size_t lo, hi, level;
+};
+
+size_t *profile_sorted(const struct profile *p, bool reversed)
+{
+	size_t n = p->nstacks, *order = xreallocarray(NULL, n ? n : 1,
+						     sizeof(*order));
+	struct sort_ctx c = { .p = p, .reversed = reversed };
+	uint64_t *keys = xreallocarray(NULL, n ? n : 1, sizeof(*keys));
+	uint64_t *tmp = xreallocarray(NULL, n ? n : 1, sizeof(*tmp));
+	size_t *moved = xreallocarray(NULL, n ? n : 1, sizeof(*moved));
+	struct group *todo = NULL, g;
+	size_t ntodo = 0, todo_cap = 0, i, j, run;
+
+	c.rank = profile_name_ranks(p);
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1) {
+		todo = xreallocarray(NULL, 64, sizeof(*todo));
+		todo_cap = 64;
+		todo[ntodo++] = (struct group){ 0, n, 0 };
+	}
+	while (ntodo) {
+		g = todo[--ntodo];
+		if (g.hi - g.lo < 24) {
+			/* Small groups: insertion sort from this level on. */
+			for (i = g.lo + 1; i < g.hi; i++) {
+				size_t v = order[i];
+
+				for (j = i; j > g.lo &&
+				     cmp_from(&c, order[j - 1], v, g.level) > 0;
+				     j--)
+					order[j] = order[j - 1];
+				order[j] = v;
+			}
+			continue;
+		}
+		for (i = g.lo; i < g.hi; i++)
+			keys[i - g.lo] = (uint64_t)level_key(&c, order[i],
+							      g.level) << 32 |
+					 (i - g.lo);
+		radix_u64(keys, tmp, g.hi - g.lo);
+		for (i = g.lo; i < g.hi; i++)
+			moved[i] = order[g.lo + (uint32_t)keys[i - g.lo]];
+		memcpy(order + g.lo, moved + g.lo,
+		       (g.hi - g.lo) * sizeof(*order));
+		/* Runs of one rank go one level deeper; ended stacks are done. */
+		for (i = g.lo; i < g.hi; i = run) {
+			uint32_t k = (uint32_t)(keys[i - g.lo] >> 32);
+
+			for (run = i + 1; run < g.hi &&
+			     (uint32_t)(keys[run - g.lo] >> 32) == k; run++)
+				;
+			if (!k || run - i < 2)
+				continue;
+			if (ntodo == todo_cap) {
+				todo_cap *= 2;
+				todo = xreallocarray(todo, todo_cap,
+						     sizeof(*todo));
+			}
+			todo[ntodo++] = (struct group){ i, run, g.level + 1 };
+		}
+	}
+	free(todo);
+	free(moved);
+	free(tmp);
+	free(keys);
+	free((void *)c.rank);
+	return order;
+}
+
+static uint64_t scale_round(uint64_t v, uint64_t num, uint64_t den)
+{
+	/* 128-bit intermediate: v * num can pass 2^64 for byte counts. */
+	unsigned __int128 x = (unsigned __int128)v * num + den / 2;
+
+	return (uint64_t)(x / den);
+}
+
+void profile_scale_before(struct profile *p, uint64_t target)
+{
+	uint64_t old = p->total;
+	size_t i;
+
+	if (!old || old == target)
+		return;
+	p->total = 0;
+	for (i = 0; i < p->nstacks; i++) {
+		p->stacks[i].count = scale_round(p->stacks[i].count, target,
+						 old);
+		p->total += p->stacks[i].count;
+	}
+	for (i = 0; i < p->nevents; i++)
+		p->events[i].count = scale_round(p->events[i].count, target,
+						 old);
+}
+
+const struct profile_meta *profile_meta(const struct profile *p)
+{
+	return &p->meta;
+}
+
+void profile_set_meta(struct profile *p, const struct profile_meta *m)
+{
+	char *title = NULL;
+
+	if (m->present & PROFILE_META_TITLE)
+		title = xstrdup(m->title ? m->title : "");
+	free(p->meta.title);
+	p->meta = *m;
+	p->meta.title = title;
+}
+
+void profile_merge_meta(struct profile *p, const struct profile_meta *src)
+{
+	struct profile_meta *d = &p->meta;
+	unsigned int had = d->present;
+
+	if (src->present & PROFILE_META_SAMPLES)
+		d->samples += src->samples;
+	if (src->present & PROFILE_META_RECORDED)
+		d->recorded += src->recorded;
+	if (src->present & PROFILE_META_DROPPED)
+		d->dropped += src->dropped;
+	if ((src->present & PROFILE_META_FREQ) && !(had & PROFILE_META_FREQ))
+		d->freq = src->freq;
+	if ((src->present & PROFILE_META_DURATION) &&
+	    !(had & PROFILE_META_DURATION))
+		d->duration_ns = src->duration_ns;
+	if ((src->present & PROFILE_META_CPUS) && !(had & PROFILE_META_CPUS))
+		d->cpus = src->cpus;
+	if ((src->present & PROFILE_META_COST) && !(had & PROFILE_META_COST))
+		d->cost_ns = src->cost_ns;
+	if ((src->present & PROFILE_META_TITLE) &&
+	    !(had & PROFILE_META_TITLE))
+		d->title = xstrdup(src->title ? src->title : "");
+	d->present |= src->present;
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading and writing the folded text format ("a;b;c 12") and its header. */
+#include "profile/profile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "profile/profile_int.h"
+
+#define META_PREFIX "# flamestat:"
+#define MAX_REPORTED 10		/* malformed lines shown one by one */
+
+struct reader {
+	struct profile *p;
+	const char *name;
+	struct profile_read_stats *st;
+	uint64_t lineno;
+	uint64_t reported;
+	struct profile_meta meta;
+	uint32_t *ids;
+	size_t ids_cap;
+};
+
+static void bad_line(struct reader *r, const char *why)
+{
+	r->st->ignored++;
+	if (r->reported++ < MAX_REPORTED)
+		fs_warn("%s:%" PRIu64 ": %s; line skipped", r->name, r->lineno,
+			why);
+}
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The count token ending at s[end]: flamegraph.pl's \d+(\.\d*)?, preceded
+ * by a blank. Returns its start, or -1 when there is none.
+ */
+static ptrdiff_t count_token(const char *s, size_t end)
+{
+	size_t i = end;
+	int dots = 0;
+
+	while (i > 0 && (is_digit(s[i - 1]) || s[i - 1] == '.')) {
+		if (s[i - 1] == '.')
+			dots++;
+		i--;
+	}
+	if (i == end || i == 0 || dots > 1 || !is_digit(s[i]) ||
+	    !is_blank(s[i - 1]))
+		return -1;
+	return (ptrdiff_t)i;
+}
+
+/* Parse a token from count_token(); rounds fractions half up. */
+static int parse_count(const char *s, size_t len, uint64_t *out,
+		       bool *rounded)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < len && s[i] != '.'; i++) {
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > PROFILE_COUNT_MAX)
+			return -1;
+	}
+	if (i < len) {
+		if (i + 1 < len && s[i + 1] >= '5')
+			v++;
+		for (i++; i < len; i++)
+			if (s[i] != '0')
+				*rounded = true;
+	}
+	if (v > PROFILE_COUNT_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The title value is percent-encoded so that it can hold spaces. */
+static char *percent_decode(const char *s, size_t len)
+{
+	char *out = xmalloc(len + 1), *o = out;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '%' && i + 2 < len &&
+		    hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static void parse_meta(struct reader *r, const char *s, size_t len)
+{
+	static const struct {
+		const char *key;
+		unsigned int bit;
+		size_t off;
+	} keys[] = {
+		{ "samples", PROFILE_META_SAMPLES,
+		  offsetof(struct profile_meta, samples) },
+		{ "recorded", PROFILE_META_RECORDED,
+		  offsetof(struct profile_meta, recorded) },
+		{ "dropped", PROFILE_META_DROPPED,
+		  offsetof(struct profile_meta, dropped) },
+		{ "freq", PROFILE_META_FREQ,
+		  offsetof(struct profile_meta, freq) },
+		{ "duration_ns", PROFILE_META_DURATION,
+		  offsetof(struct profile_meta, duration_ns) },
+		{ "cpus", PROFILE_META_CPUS,
+		  offsetof(struct profile_meta, cpus) },
+	};
+	size_t i = strlen(META_PREFIX), k;
+
+	while (i < len) {
+		size_t start, eq, end;
+		char val[64];
+
+		while (i < len && is_blank(s[i]))
+			i++;
+		start = i;
+		while (i < len && !is_blank(s[i]))
+			i++;
+		end = i;
+		if (start == end)
+			break;
+		for (eq = start; eq < end && s[eq] != '='; eq++)
+			;
+		if (eq == end)
+			continue;	/* not key=value: a comment word */
+		if (eq - start == 5 && !memcmp(s + start, "title", 5)) {
+			free(r->meta.title);
+			r->meta.title = percent_decode(s + eq + 1, end - eq - 1);
+			r->meta.present |= PROFILE_META_TITLE;
+			continue;
+		}
+		if (end - eq - 1 >= sizeof(val))
+			goto bad;
+		memcpy(val, s + eq + 1, end - eq - 1);
+		val[end - eq - 1] = '\0';
+		if (eq - start == 7 && !memcmp(s + start, "cost_ns", 7)) {
+			if (parse_double(val, &r->meta.cost_ns) ||
+			    r->meta.cost_ns < 0)
+				goto bad;
+			r->meta.present |= PROFILE_META_COST;
+			continue;
+		}
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			uint64_t v;
+
+			if (strlen(keys[k].key) != eq - start ||
+			    memcmp(keys[k].key, s + start, eq - start))
+				continue;
+			if (parse_u64(val, 0, UINT64_MAX, &v))
+				goto bad;
+			memcpy((char *)&r->meta + keys[k].off, &v, sizeof(v));
+			r->meta.present |= keys[k].bit;
+			break;
+		}
+		/* Unknown keys are skipped: newer writers may add some. */
+		continue;
+bad:
+		fs_warn("%s:%" PRIu64 ": bad value in '%.*s' of the flamestat header; ignored",
+			r->name, r->lineno, (int)(end - start), s + start);
+	}
+}
+
+static void read_line(struct reader *r, const char *s, size_t len)
+{
+	uint64_t count, count2 = 0;
+	bool diff = false, rounded = false;
+	ptrdiff_t t1, t2;
+	size_t end, i, start, n;
+
+	r->lineno++;
+	r->st->lines++;
+	if (memchr(s, '\0', len)) {
+		bad_line(r, "contains a NUL byte");
+		return;
+	}
+	while (len && (s[len - 1] == '\r' || is_blank(s[len - 1])))
+		len--;
+	if (!len)
+		return;
+	if (s[0] == '#') {
+		r->st->comments++;
+		if (len >= strlen(META_PREFIX) &&
+		    !memcmp(s, META_PREFIX, strlen(META_PREFIX)))
+			parse_meta(r, s, len);
+		return;
+	}
+	t1 = count_token(s, len);
+	if (t1 < 0) {
+		bad_line(r, "no sample count at the end (expected 'frame;frame;... COUNT')");
+		return;
+	}
+	if (parse_count(s + t1, len - (size_t)t1, &count, &rounded))
+		goto too_big;
+	end = (size_t)t1;
+	while (end && is_blank(s[end - 1]))
+		end--;
+	t2 = count_token(s, end);
+	if (t2 >= 0) {
+		/* Two columns: before after, as difffolded.pl writes. */
+		count2 = count;
+		if (parse_count(s + t2, end - (size_t)t2, &count, &rounded))
+			goto too_big;
+		diff = true;
+		end = (size_t)t2;
+		while (end && is_blank(s[end - 1]))
+			end--;
+	}
+	/* Trailing empty frames vanish, as with Perl's split. */
+	while (end && s[end - 1] == ';')
+		end--;
+	if (!end) {
+		bad_line(r, "no stack before the count");
+		return;
+	}
+	for (n = 0, start = 0, i = 0; i <= end; i++) {
+		if (i < end && s[i] != ';')
+			continue;
+		if (n == r->ids_cap) {
+			r->ids_cap = r->ids_cap ? r->ids_cap * 2 : 256;
+			r->ids = xreallocarray(r->ids, r->ids_cap,
+					       sizeof(*r->ids));
+		}
+		r->ids[n++] = profile_intern_hashed(r->p, s + start, i - start,
+				profile_hash_bytes(s + start, i - start));
+		start = i + 1;
+	}
+	if (profile_add_ids(r->p, r->ids, n, count, count2, diff)) {
+		if (errno == EOVERFLOW)
+			goto too_big;
+		bad_line(r, "empty stack");
+		return;
+	}
+	if (rounded)
+		r->st->rounded++;
+	r->st->stacks++;
+	return;
+too_big:
+	bad_line(r, "sample count too large (the counts may add up to 2^53)");
+}
+
+int profile_read_folded(struct profile *p, FILE *f, const char *name,
+			struct profile_read_stats *stats)
+{
+	struct profile_read_stats local = { 0 };
+	struct reader r = { .p = p, .name = name, .st = stats ? stats : &local };
+	size_t cap = 1 << 20, len = 0, got, pos;
+	char *buf = xmalloc(cap);
+	const char *nl;
+	int ret = 0;
+	uint64_t rounded0 = r.st->rounded;
+
+	for (;;) {
+		if (len == cap) {
+			/* One line longer than the buffer: make room. */
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		pos = 0;
+		while ((nl = memchr(buf + pos, '\n', len - pos))) {
+			read_line(&r, buf + pos, (size_t)(nl - (buf + pos)));
+			pos = (size_t)(nl - buf) + 1;
+		}
+		memmove(buf, buf + pos, len - pos);
+		len -= pos;
+		if (got)
+			continue;
+		if (ferror(f)) {
+			fs_perror("cannot read %s", name);
+			ret = -1;
+		} else if (len) {
+			read_line(&r, buf, len);	/* no final newline */
+		}
+		break;
+	}
+	if (r.reported > MAX_REPORTED)
+		fs_warn("%s: %" PRIu64 " more malformed lines skipped",
+			name, r.reported - MAX_REPORTED);
+	if (r.st->rounded > rounded0)
+		fs_warn("%s: %" PRIu64 " fractional counts rounded to whole numbers",
+			name, r.st->rounded - rounded0);
+	profile_merge_meta(p, &r.meta);
+	free(r.meta.title);
+	free(r.ids);
+	free(buf);
+	return ret;
+}
+
+static void put_title(FILE *f, const char *t)
+{
+	const unsigned char *s = (const unsigned char *)t;
+
+	for (; *s; s++) {
+		if (*s <= ' ' || *s == '%' || *s == 0x7f)
+			fprintf(f, "%%%02X", *s);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void write_header(const struct profile *p, FILE *f)
+{
+	const struct profile_meta *m = profile_meta(p);
+
+	fputs(META_PREFIX, f);
+	if (m->present & PROFILE_META_SAMPLES)
+		fprintf(f, " samples=%" PRIu64, m->samples);
+	if (m->present & PROFILE_META_RECORDED)
+		fprintf(f, " recorded=%" PRIu64, m->recorded);
+	if (m->present & PROFILE_META_DROPPED)
+		fprintf(f, " dropped=%" PRIu64, m->dropped);
+	if (m->present & PROFILE_META_FREQ)
+		fprintf(f, " freq=%" PRIu64, m->freq);
+	if (m->present & PROFILE_META_DURATION)
+		fprintf(f, " duration_ns=%" PRIu64, m->duration_ns);
+	if (m->present & PROFILE_META_CPUS)
+		fprintf(f, " cpus=%" PRIu64, m->cpus);
+	if (m->present & PROFILE_META_COST)
+		fprintf(f, " cost_ns=%.17g", m->cost_ns);
+	if ((m->present & PROFILE_META_TITLE) && m->title) {
+		fputs(" title=", f);
+		put_title(f, m->title);
+	}
+	fputc('\n', f);
+}
+
+int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags)
+{
+	size_t *order = profile_sorted(p, false);
+	size_t i, j, n = profile_nstacks(p);
+	bool diff = profile_is_diff(p);
+	struct profile_stack s;
+
+	if (flags & PROFILE_WRITE_HEADER)
+		write_header(p, f);
+	for (i = 0; i < n; i++) {
+		profile_stack(p, order[i], &s);
+		for (j = 0; j < s.nframes; j++) {
+			if (j)
+				fputc(';', f);
+			fwrite(profile_name(p, s.frames[j]), 1,
+			       profile_name_len(p, s.frames[j]), f);
+		}
+		if (diff)
+			fprintf(f, " %" PRIu64 " %" PRIu64 "\n", s.count,
+				s.count2);
+		else
+			fprintf(f, " %" PRIu64 "\n", s.count);
+	}
+	free(order);
+	if (fflush(f) || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

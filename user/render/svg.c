@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Write the laid-out flame graph as one self-contained interactive SVG. */
+#include "render/svg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "profile/profile.h"
+#include "render/svg_int.h"
+
+/* Embedded by embed.sh from assets/. */
+extern const char asset_flamegraph_js[];
+extern const size_t asset_flamegraph_js_len;
+extern const char asset_flamegraph_css[];
+extern const size_t asset_flamegraph_css_len;
+
+#define XPAD 10			/* px left and right of the frames */
+
+/*
+ * The document: frames sit in a nested <svg> whose viewBox is in samples
+ * and stretches horizontally, so each frame carries exact integer sample
+ * positions and nothing else: <path d="M{x} 0h{width}"/>, a line as thick
+ * as a frame (stroke-width in CSS). The browser does the scaling, and
+ * zooming is a viewBox change. Frames of one depth share a row <g>, and
+ * within it frames of one colour share a <g class> whose CSS rule gives
+ * the colour. The names, one per frame in document order, are indices into
+ * fsData.names. This keeps a frame near 30 bytes, a fifth or less of
+ * flamegraph.pl's, for the same picture. Labels live outside in pixel
+ * coordinates (text must not stretch); the static ones are for viewers
+ * without JavaScript, the script redraws them.
+ */
+struct writer {
+	struct strbuf sb;
+	const struct profile *p;
+	const struct svg_options *o;
+	struct fg_layout l;
+	uint32_t *order;	/* node indices by depth, then x */
+	uint32_t *row_start;	/* max_depth + 2 entries */
+	uint32_t *key;		/* per node: colour group, see node_key() */
+	uint32_t *cls;		/* frame id -> name index + 1; 0 = none yet */
+	uint32_t *cls_id;	/* name index -> frame id */
+	size_t ncls;
+	bool diff;
+	double scale;		/* px per sample at the static width */
+	double top;		/* y of the frames area */
+	double height;		/* of the whole image */
+};
+
+static void add_u64(struct strbuf *sb, uint64_t v)
+{
+	char buf[24], *e = buf + sizeof(buf), *s = e;
+
+	do {
+		*--s = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_add(sb, s, (size_t)(e - s));
+}
+
+static void add_i64(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		sb_add(sb, "-", 1);
+		add_u64(sb, (uint64_t)0 - (uint64_t)v);
+	} else {
+		add_u64(sb, (uint64_t)v);
+	}
+}
+
+/* One decimal: enough for pixels, and far cheaper than printf. */
+static void add_px(struct strbuf *sb, double v)
+{
+	int64_t t = (int64_t)llround(v * 10);
+
+	if (t < 0) {
+		sb_add(sb, "-", 1);
+		t = -t;
+	}
+	add_u64(sb, (uint64_t)t / 10);
+	if (t % 10) {
+		char d[2] = { '.', (char)('0' + t % 10) };
+
+		sb_add(sb, d, 2);
+	}
+}
+
+static void add_grouped(struct strbuf *sb, uint64_t v)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v), i;
+
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			sb_add(sb, ",", 1);
+		sb_add(sb, buf + i, 1);
+	}
+}
+
+static void add_text(struct strbuf *sb, const char *s)
+{
+	svg_xml_escape(sb, s, strlen(s));
+}
+
+#define KEY_ROOT UINT32_MAX
+#define KEY_MORE (UINT32_MAX - 1)
+#define KEY_DIFF0 64		/* diff: key = level + KEY_DIFF0 */
+
+static uint32_t node_key(struct writer *w, const struct fg_node *n,
+			 uint32_t *cache)
+{
+	if (n->name == FG_ROOT)
+		return KEY_ROOT;
+	if (n->name == FG_MORE)
+		return KEY_MORE;
+	if (w->diff)
+		return (uint32_t)(svg_diff_level(n->self_delta, w->l.max_delta,
+						 w->o->negate) + KEY_DIFF0);
+	if (n->flags & FG_WAKER)
+		return svg_color_class(w->o, profile_name(w->p, n->name),
+				       profile_name_len(w->p, n->name), true);
+	if (!cache[n->name])
+		cache[n->name] = 1 + svg_color_class(w->o,
+				profile_name(w->p, n->name),
+				profile_name_len(w->p, n->name), false);
+	return cache[n->name] - 1;
+}
+
+/* Keys as dense bucket numbers for counting sorts: colours, then root, more. */
+static uint32_t nkeys(const struct writer *w)
+{
+	return (w->diff ? 2 * KEY_DIFF0 : 16 * 512) + 2;
+}
+
+static uint32_t bucket(const struct writer *w, uint32_t key)
+{
+	uint32_t n = nkeys(w);
+
+	return key == KEY_ROOT ? n - 2 : key == KEY_MORE ? n - 1 : key;
+}
+
+/*
+ * Document order: rows by depth, in a row colour groups, in a group x.
+ * Nodes are in pre-order, so within a depth their indices already follow
+ * x (the "(N more)" blocks, appended last, follow x among themselves and
+ * form their own group); two stable counting sorts, by colour then by
+ * depth, give the order without a single comparison.
+ */
+static void sort_rows(struct writer *w)
+{
+	struct fg_layout *l = &w->l;
+	uint32_t rows = l->max_depth + 1, nk = nkeys(w), d, k;
+	size_t nn = profile_nnames(w->p), i;
+	uint32_t *cache = xcalloc(nn ? nn : 1, sizeof(*cache));
+	uint32_t *count = xcalloc(nk + 1, sizeof(*count));
+	uint32_t *tmp = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*tmp));
+
+	w->key = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*w->key));
+	for (i = 0; i < l->n; i++) {
+		w->key[i] = node_key(w, &l->nodes[i], cache);
+		count[bucket(w, w->key[i]) + 1]++;
+	}
+	free(cache);
+	for (k = 0; k < nk; k++)
+		count[k + 1] += count[k];
+	for (i = 0; i < l->n; i++)
+		tmp[count[bucket(w, w->key[i])]++] = (uint32_t)i;
+	free(count);
+
+	w->row_start = xcalloc(rows + 1, sizeof(*w->row_start));
+	w->order = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*w->order));
+	for (i = 0; i < l->n; i++)
+		w->row_start[l->nodes[i].depth + 1]++;
+	for (d = 0; d < rows; d++)
+		w->row_start[d + 1] += w->row_start[d];
+	count = xreallocarray(NULL, rows, sizeof(*count));
+	memcpy(count, w->row_start, rows * sizeof(*count));
+	for (i = 0; i < l->n; i++)
+		w->order[count[l->nodes[tmp[i]].depth]++] = tmp[i];
+	free(count);
+	free(tmp);
+}
+
+static void assign_classes(struct writer *w)
+{
+	size_t i, nn = profile_nnames(w->p);
+	uint32_t name;
+
+	w->cls = xcalloc(nn ? nn : 1, sizeof(*w->cls));
+	w->cls_id = xreallocarray(NULL, nn ? nn : 1, sizeof(*w->cls_id));
+	for (i = 0; i < w->l.n; i++) {
+		name = w->l.nodes[w->order[i]].name;
+		if (name == FG_ROOT || name == FG_MORE || w->cls[name])
+			continue;
+		w->cls_id[w->ncls] = name;
+		w->cls[name] = (uint32_t)++w->ncls;
+	}
+}
+
+static void add_color(struct strbuf *sb, struct rgb c)
+{
+	sb_addf(sb, "#%02x%02x%02x", c.r, c.g, c.b);
+}
+
+static void add_key_class(struct strbuf *sb, const struct writer *w,
+			  uint32_t key)
+{
+	if (key == KEY_ROOT)
+		sb_adds(sb, "root");
+	else if (key == KEY_MORE)
+		sb_adds(sb, "more");
+	else
+		sb_addf(sb, "%c%u", w->diff ? 'd' : 'c', key);
+}
+
+static void write_style(struct writer *w)
+{
+	const struct svg_options *o = w->o;
+	struct strbuf *sb = &w->sb;
+	char top[8], bottom[8];
+	uint32_t key;
+	char *used;
+	size_t i;
+
+	svg_bg_colors(o, top, bottom);
+	sb_addf(sb, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
+		top, bottom);
+	sb_adds(sb, "<style type=\"text/css\"><![CDATA[\n");
+	sb_addf(sb, "text{font-family:%s;font-size:%gpx}\n#title{font-size:%gpx}\n#frames path{stroke-width:%upx}\n#frames path.m{stroke:%s}\n",
+		o->font_type, o->font_size, o->font_size + 5,
+		o->frame_height - 1, o->search_color);
+	sb_add(sb, asset_flamegraph_css, asset_flamegraph_css_len);
+	sb_adds(sb, ".root{stroke:");
+	add_color(sb, w->diff ? svg_diff_level_color(0) :
+		  svg_class_color(svg_color_class(o, "all", 3, false)));
+	sb_adds(sb, "}\n");
+	/* One rule per colour in use, in key order. */
+	used = xcalloc(nkeys(w), 1);
+	for (i = 0; i < w->l.n; i++)
+		if (w->key[i] < KEY_MORE)
+			used[w->key[i]] = 1;
+	for (key = 0; key < nkeys(w) - 2; key++) {
+		if (!used[key])
+			continue;
+		sb_add(sb, ".", 1);
+		add_key_class(sb, w, key);
+		sb_adds(sb, "{stroke:");
+		add_color(sb, w->diff ?
+			  svg_diff_level_color((int)key - KEY_DIFF0) :
+			  svg_class_color(key));
+		sb_adds(sb, "}\n");
+	}
+	free(used);
+	sb_adds(sb, "]]></style>\n");
+}
+
+static const char *default_title(const struct writer *w)
+{
+	const struct profile_meta *m = profile_meta(w->p);
+
+	if (w->o->title)
+		return w->o->title;
+	if ((m->present & PROFILE_META_TITLE) && m->title && *m->title)
+		return m->title;
+	if (w->o->flamechart)
+		return "Flame Chart";
+	if (w->o->inverted)
+		return "Icicle Graph";
+	if (w->diff)
+		return "Differential Flame Graph";
+	return "Flame Graph";
+}
+
+static void add_duration(struct strbuf *sb, uint64_t ns)
+{
+	if (ns >= 10000000000ull)
+		sb_addf(sb, "%.0f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		sb_addf(sb, "%.2f s", (double)ns / 1e9);
+	else
+		sb_addf(sb, "%.3f ms", (double)ns / 1e6);
+}
+
+/*
+ * "12,345 samples, 10.00 s at 997 Hz on 4 CPUs, 12 dropped (0.10%),
+ * sampler 850 ns/sample (0.02% CPU)": what a reader needs to trust the
+ * graph, from the "# flamestat:" header when the input has one.
+ */
+static void meta_line(const struct writer *w, struct strbuf *sb)
+{
+	const struct profile_meta *m = profile_meta(w->p);
+	const char *unit = w->o->count_name;
+	uint64_t seen;
+
+	if (w->diff) {
+		uint64_t a = profile_total(w->p), b = profile_total2(w->p);
+
+		sb_adds(sb, "before ");
+		add_grouped(sb, a);
+		sb_adds(sb, ", after ");
+		add_grouped(sb, b);
+		sb_addf(sb, " %s", unit);
+		if (a)
+			sb_addf(sb, " (%+.2f%%)",
+				100.0 * ((double)b - (double)a) / (double)a);
+		return;
+	}
+	if (!(m->present & ~PROFILE_META_TITLE))
+		return;
+	add_grouped(sb, profile_total2(w->p));
+	sb_addf(sb, " %s", unit);
+	if (m->present & PROFILE_META_DURATION) {
+		sb_adds(sb, ", ");
+		add_duration(sb, m->duration_ns);
+	}
+	if (m->present & PROFILE_META_FREQ)
+		sb_addf(sb, " at %" PRIu64 " Hz", m->freq);
+	if (m->present & PROFILE_META_CPUS)
+		sb_addf(sb, " on %" PRIu64 " CPU%s", m->cpus,
+			m->cpus == 1 ? "" : "s");
+	if (m->present & PROFILE_META_DROPPED) {
+		sb_adds(sb, ", ");
+		add_grouped(sb, m->dropped);
+		sb_adds(sb, " dropped");
+		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
+			profile_total2(w->p) + m->dropped;
+		if (seen)
+			sb_addf(sb, " (%.2f%%)",
+				100.0 * (double)m->dropped / (double)seen);
+	}
+	if (m->present & PROFILE_META_COST) {
+		sb_addf(sb, ", sampler %.0f ns/sample", m->cost_ns);
+		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
+			profile_total2(w->p);
+		if ((m->present & PROFILE_META_DURATION) &&
+		    (m->present & PROFILE_META_CPUS) && m->duration_ns &&
+		    m->cpus)
+			sb_addf(sb, " (%.3f%% CPU)",
+				100.0 * m->cost_ns * (double)seen /
+				((double)m->duration_ns * (double)m->cpus));
+	}
+}
+
+static double row_y(const struct writer *w, uint32_t depth)
+{
+	uint32_t level = w->o->inverted ? depth : w->l.max_depth - depth;
+
+	return (double)level * w->o->frame_height;
+}
+
+static void write_frames(struct writer *w)
+{
+	const struct svg_options *o = w->o;
+	struct strbuf *sb = &w->sb;
+	const struct fg_layout *l = &w->l;
+	uint64_t h = (uint64_t)(l->max_depth + 1) * o->frame_height;
+	uint32_t d, i, key;
+
+	sb_adds(sb, "<svg id=\"frames\" x=\"10\" y=\"");
+	add_px(sb, w->top);
+	sb_adds(sb, "\" width=\"");
+	add_px(sb, (double)o->width - 2 * XPAD);
+	sb_adds(sb, "\" height=\"");
+	add_u64(sb, h);
+	sb_adds(sb, "\" viewBox=\"0 0 ");
+	add_u64(sb, l->total);
+	sb_add(sb, " ", 1);
+	add_u64(sb, h);
+	sb_adds(sb, "\" preserveAspectRatio=\"none\">\n");
+	for (d = 0; d <= l->max_depth; d++) {
+		/* Paths run along the middle of the row. */
+		sb_adds(sb, "<g transform=\"translate(0,");
+		add_px(sb, row_y(w, d) + (o->frame_height - 1) / 2.0);
+		sb_adds(sb, ")\">\n");
+		for (i = w->row_start[d]; i < w->row_start[d + 1]; i++) {
+			const struct fg_node *n = &l->nodes[w->order[i]];
+
+			key = w->key[w->order[i]];
+			if (i == w->row_start[d] ||
+			    key != w->key[w->order[i - 1]]) {
+				if (i != w->row_start[d])
+					sb_adds(sb, "</g>\n");
+				sb_adds(sb, "<g class=\"");
+				add_key_class(sb, w, key);
+				sb_adds(sb, "\">");
+			}
+			/* One line per colour group: a frame is ~27 bytes. */
+			sb_adds(sb, "<path d=\"M");
+			add_u64(sb, n->x);
+			sb_adds(sb, " 0h");
+			add_u64(sb, n->width);
+			sb_adds(sb, "\"/>");
+		}
+		if (w->row_start[d + 1] > w->row_start[d])
+			sb_adds(sb, "</g>\n");
+		sb_adds(sb, "</g>\n");
+	}
+	sb_adds(sb, "</svg>\n");
+}
+
+/* Label text for node n: the name, cut to fit with "..", or nothing. */
+static void write_label(struct writer *w, const struct fg_node *n)
+{
+	const struct svg_options *o = w->o;
+	double px = (double)n->width * w->scale;
+	size_t chars = (size_t)(px / (o->font_size * o->font_width));
+	char more[48];
+	const char *name;
+	size_t len, have, cut;
+
+	if (chars < 3)
+		return;
+	if (n->name == FG_ROOT) {
+		name = "all";
+		len = 3;
+	} else if (n->name == FG_MORE) {
+		len = (size_t)snprintf(more, sizeof(more), "(%u more)",
+				       n->more_n);
+		name = more;
+	} else {
+		name = profile_name(w->p, n->name);
+		len = svg_strip_annotation(name,
+					   profile_name_len(w->p, n->name));
+	}
+	have = svg_utf8_chars(name, len);
+	sb_adds(&w->sb, "<text x=\"");
+	add_px(&w->sb, XPAD + (double)n->x * w->scale + 3);
+	sb_adds(&w->sb, "\" y=\"");
+	add_px(&w->sb, w->top + row_y(w, n->depth) +
+		       (o->frame_height - 1) / 2.0 + o->font_size * 0.35);
+	sb_adds(&w->sb, "\">");
+	if (have <= chars) {
+		svg_xml_escape(&w->sb, name, len);
+	} else {
+		cut = svg_utf8_prefix(name, len, chars - 2);
+		svg_xml_escape(&w->sb, name, cut);
+		sb_adds(&w->sb, "..");
+	}
+	sb_adds(&w->sb, "</text>\n");
+}
+
+/* One number per frame, in document order. */
+static void write_frame_array(struct writer *w, const char *key, int what)
+{
+	struct strbuf *sb = &w->sb;
+	const struct fg_node *n;
+	size_t i;
+
+	sb_addf(sb, ",\n\"%s\":[", key);
+	for (i = 0; i < w->l.n; i++) {
+		n = &w->l.nodes[w->order[i]];
+		if (i)
+			sb_add(sb, ",", 1);
+		if (what == 'f')
+			add_u64(sb, n->name == FG_ROOT ? 0 :
+				    n->name == FG_MORE ? n->more_n :
+				    w->cls[n->name] - 1);
+		else if (what == 'b')
+			add_u64(sb, n->before);
+		else
+			add_i64(sb, n->self_delta);
+	}
+	sb_add(sb, "]", 1);
+}
+
+static void write_data(struct writer *w)
+{
+	const struct svg_options *o = w->o;
+	struct strbuf *sb = &w->sb;
+	size_t k, len;
+	const char *name;
+
+	sb_adds(sb, "<script type=\"text/ecmascript\"><![CDATA[\nvar fsData = {\"names\":[");
+	for (k = 0; k < w->ncls; k++) {
+		name = profile_name(w->p, w->cls_id[k]);
+		len = svg_strip_annotation(name,
+				profile_name_len(w->p, w->cls_id[k]));
+		if (k)
+			sb_add(sb, ",", 1);
+		svg_json_string(sb, name, len);
+	}
+	sb_add(sb, "]", 1);
+	/* f: name index; for a "(N more)" block, N. */
+	write_frame_array(w, "f", 'f');
+	if (w->diff) {
+		write_frame_array(w, "b", 'b');
+		write_frame_array(w, "d", 'd');
+	}
+	sb_adds(sb, ",\n\"total\":");
+	add_u64(sb, w->l.total);
+	sb_adds(sb, ",\"countname\":");
+	svg_json_string(sb, o->count_name, strlen(o->count_name));
+	sb_adds(sb, ",\"nametype\":");
+	svg_json_string(sb, o->name_type, strlen(o->name_type));
+	sb_addf(sb, ",\"factor\":%.17g,\"fontsize\":%g,\"fontwidth\":%g,\"frameheight\":%u,\"xpad\":%d,\"inverted\":%s,\"diff\":%s,\"negate\":%s,\"fluid\":%s,\"width\":%u};\n]]></script>\n",
+		o->factor, o->font_size, o->font_width, o->frame_height, XPAD,
+		o->inverted ? "true" : "false", w->diff ? "true" : "false",
+		o->negate ? "true" : "false", o->fluid ? "true" : "false",
+		o->width);
+	sb_adds(sb, "<script type=\"text/ecmascript\"><![CDATA[\n");
+	sb_add(sb, asset_flamegraph_js, asset_flamegraph_js_len);
+	sb_adds(sb, "]]></script>\n");
+}
+
+static void write_head(struct writer *w, double height)
+{
+	struct strbuf *sb = &w->sb;
+
+	sb_adds(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	sb_addf(sb, "<svg version=\"1.1\" id=\"flamegraph\" width=\"%u\" height=\"", w->o->width);
+	add_px(sb, height);
+	sb_addf(sb, "\" viewBox=\"0 0 %u ", w->o->width);
+	add_px(sb, height);
+	sb_adds(sb, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
+	sb_adds(sb, "<!-- Flame graph by flamestat. Click a frame to zoom, Ctrl-F to search. -->\n");
+	if (w->o->notes) {
+		sb_adds(sb, "<desc id=\"notes\">");
+		add_text(sb, w->o->notes);
+		sb_adds(sb, "</desc>\n");
+	}
+}
+
+static void write_text(struct strbuf *sb, const char *id, const char *cls,
+		       const char *x, double y, const char *text)
+{
+	sb_addf(sb, "<text id=\"%s\"%s%s%s x=\"%s\" y=\"", id,
+		cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "", x);
+	add_px(sb, y);
+	sb_adds(sb, "\">");
+	add_text(sb, text);
+	sb_adds(sb, "</text>\n");
+}
+
+static int flush(struct writer *w, FILE *out)
+{
+	if (fwrite(w->sb.buf, 1, w->sb.len, out) != w->sb.len ||
+	    fflush(out)) {
+		fs_perror("cannot write the SVG");
+		return -1;
+	}
+	return 0;
+}
+
+static int render_empty(struct writer *w, FILE *out)
+{
+	char x[16];
+
+	write_head(w, w->o->font_size * 5);
+	snprintf(x, sizeof(x), "%u", w->o->width / 2);
+	sb_adds(&w->sb, "<text x=\"");
+	sb_adds(&w->sb, x);
+	sb_adds(&w->sb, "\" y=\"");
+	add_px(&w->sb, w->o->font_size * 2);
+	sb_adds(&w->sb, "\" text-anchor=\"middle\">ERROR: no stack counts in the input</text>\n</svg>\n");
+	fs_err("no stack counts in the input: nothing to draw (is it folded, 'frame;frame;... COUNT' per line?)");
+	return flush(w, out) ? -1 : 1;
+}
+
+int svg_render(const struct profile *p, const struct svg_options *o,
+	       FILE *out)
+{
+	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p) };
+	struct strbuf meta = { 0 };
+	double fs = o->font_size, bottom = fs * 2 + 10, y;
+	char xbuf[32];
+	size_t i;
+	int ret;
+
+	if (!profile_total2(p)) {
+		ret = render_empty(&w, out);
+		sb_free(&w.sb);
+		return ret;
+	}
+	if (o->total && o->total < profile_total2(p))
+		fs_warn("--total %" PRIu64 " is less than the %" PRIu64 " samples of the input; ignored",
+			o->total, profile_total2(p));
+	fg_layout_build(&w.l, p, o);
+	sort_rows(&w);
+	assign_classes(&w);
+	meta_line(&w, &meta);
+	w.scale = ((double)o->width - 2 * XPAD) / (double)w.l.total;
+	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0);
+	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +
+		   bottom;
+	sb_grow(&w.sb, 48 * w.l.n + 65536);
+
+	write_head(&w, w.height);
+	write_style(&w);
+	sb_adds(&w.sb, "<rect id=\"background\" x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"url(#background)\"/>\n");
+	write_text(&w.sb, "title", NULL, "50%", fs * 2, default_title(&w));
+	y = fs * 2;
+	if (o->subtitle) {
+		y += fs * 2;
+		write_text(&w.sb, "subtitle", NULL, "50%", y, o->subtitle);
+	}
+	if (meta.len) {
+		y += fs * 1.5;
+		write_text(&w.sb, "meta", NULL, "50%", y, meta.buf);
+	}
+	write_text(&w.sb, "unzoom", "hide", "10", fs * 2, "Reset Zoom");
+	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);
+	write_text(&w.sb, "search", NULL, xbuf, fs * 2, "Search");
+	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 16);
+	write_text(&w.sb, "ignorecase", NULL, xbuf, fs * 2, "ic");
+	write_frames(&w);
+	sb_adds(&w.sb, "<g id=\"labels\">\n");
+	for (i = 0; i < w.l.n; i++)
+		write_label(&w, &w.l.nodes[w.order[i]]);
+	sb_adds(&w.sb, "</g>\n");
+	write_text(&w.sb, "details", NULL, "10", w.height - bottom / 2, " ");
+	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);
+	write_text(&w.sb, "matched", "hide", xbuf, w.height - bottom / 2,
+		   " ");
+	write_data(&w);
+	sb_adds(&w.sb, "</svg>\n");
+	ret = flush(&w, out);
+
+	sb_free(&meta);
+	sb_free(&w.sb);
+	free(w.order);
+	free(w.row_start);
+	free(w.cls);
+	free(w.cls_id);
+	free(w.key);
+	fg_layout_free(&w.l);
+	return ret;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals of the renderer: the laid-out frame tree and the colours. */
+#ifndef FLAMESTAT_SVG_INT_H
+#define FLAMESTAT_SVG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "render/svg.h"
+
+struct profile;
+struct strbuf;
+
+#define FG_ROOT UINT32_MAX		/* name of the "all" frame */
+#define FG_MORE (UINT32_MAX - 1)	/* name of a "(N more)" block */
+
+enum { FG_WAKER = 1 };		/* below a "--" frame (chain palette) */
+
+/*
+ * One visible frame. x and width are in samples (count2), so the SVG can
+ * carry exact numbers and the browser scales them; before and self_delta
+ * matter for differential profiles only.
+ */
+struct fg_node {
+	uint64_t x;
+	uint64_t width;
+	uint64_t before;	/* samples under this frame, before */
+	int64_t self_delta;	/* after - before, of stacks ending here */
+	uint64_t more_w;	/* narrow children merged, width */
+	uint64_t more_before;
+	uint32_t more_n;	/* and how many; for FG_MORE: its count */
+	uint32_t name;		/* frame id, FG_ROOT or FG_MORE */
+	uint32_t parent;
+	uint32_t depth;		/* 0: the root */
+	uint32_t flags;
+};
+
+struct fg_layout {
+	struct fg_node *nodes;	/* pre-order, "(N more)" blocks last */
+	size_t n, alloc;
+	uint64_t total;		/* root width: samples, or --total */
+	uint32_t max_depth;
+	uint64_t max_delta;	/* largest |self_delta|, at least 1 */
+	double min_samples;	/* narrower frames were merged */
+};
+
+/* Merge, prune and place the frames of p as o asks. */
+void fg_layout_build(struct fg_layout *l, const struct profile *p,
+		     const struct svg_options *o);
+void fg_layout_free(struct fg_layout *l);
+
+struct rgb {
+	uint8_t r, g, b;
+};
+
+/*
+ * Colour class of a frame from its full name (annotation suffix included):
+ * a small integer, the same for the same name, palette and options.
+ */
+uint32_t svg_color_class(const struct svg_options *o, const char *name,
+			 size_t len, bool waker);
+struct rgb svg_class_color(uint32_t cls);
+
+/*
+ * Differential shade: 0 unchanged, 1..SVG_DIFF_LEVELS grew (red),
+ * negative shrank (blue); deeper for changes nearer the largest one.
+ */
+#define SVG_DIFF_LEVELS 24
+int svg_diff_level(int64_t delta, uint64_t max_delta, bool negate);
+struct rgb svg_diff_level_color(int level);
+/* Background gradient stops as "#rrggbb"; -1 for a bad --bgcolors. */
+int svg_bg_colors(const struct svg_options *o, char top[8], char bottom[8]);
+
+/* Length of name without a trailing _[k], _[i], _[j] or _[w]. */
+size_t svg_strip_annotation(const char *name, size_t len);
+
+/* Text for XML character data/attributes, always well-formed UTF-8. */
+void svg_xml_escape(struct strbuf *sb, const char *s, size_t len);
+/* A JSON string literal that is also safe inside CDATA. */
+void svg_json_string(struct strbuf *sb, const char *s, size_t len);
+/* Code points of the escaped form's source; invalid bytes count as one. */
+size_t svg_utf8_chars(const char *s, size_t len);
+/* Byte length of the first n code points. */
+size_t svg_utf8_prefix(const char *s, size_t len, size_t n);
+
+#endif

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The frame-string policy over the ELF, perf map and kallsyms symbolizers. */
+#include "sym/symbolize.h"
+
+#include "lib/util.h"
+#include "sym/demangle.h"
+#include "sym/ksyms.h"
+#include "sym/perfmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+/* Interned strings live in chunks of this size (or bigger, for one). */
+#define ARENA_CHUNK	((size_t)64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+/*
+ * The frame strings of recent frames: profiles repeat the same return
+ * addresses in stack after stack. Direct-mapped, keyed by where the
+ * address belongs (a file, or the kernel) and the address.
+ */
+#define MEMO_BITS	15
+
+struct memo {
+	const void *owner;
+	uint64_t addr;
+	const char *str;
+	bool is_ret;
+	bool resolved;
+};
+
+struct symbolizer {
+	struct symbolize_opts opts;	/* paths owned */
+	struct elfsym_cache *elf;
+	struct perfmap_cache *perfmaps;
+	struct ksyms *ksyms;		/* NULL until the first kernel frame */
+	struct elfsym_file *vdso;	/* NULL until the first vDSO frame */
+	/* Interned frame strings: open addressing, power-of-two size. */
+	const char **strs;
+	size_t nr_strs, cap_strs;
+	struct arena_chunk *arena;
+	struct strbuf scratch;
+	struct memo *memo;		/* 1 << MEMO_BITS entries */
+	struct symbolize_stats stats;
+};
+
+static const char kernel_owner;	/* the memo's owner for kernel frames */
+
+static struct memo *memo_slot(struct symbolizer *s, const void *owner,
+			      uint64_t addr)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)owner ^ addr) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &s->memo[h >> (64 - MEMO_BITS)];
+}
+
+static const struct memo *memo_find(struct symbolizer *s, const void *owner,
+				    uint64_t addr, bool is_ret)
+{
+	const struct memo *m = memo_slot(s, owner, addr);
+
+	if (m->owner == owner && m->addr == addr && m->is_ret == is_ret &&
+	    m->str)
+		return m;
+	return NULL;
+}
+
+static const char *memo_put(struct symbolizer *s, const void *owner,
+			    uint64_t addr, bool is_ret, bool resolved,
+			    const char *str)
+{
+	*memo_slot(s, owner, addr) = (struct memo){
+		.owner = owner, .addr = addr, .str = str, .is_ret = is_ret,
+		.resolved = resolved,
+	};
+	return str;
+}
+
+static char *dup_opt(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	struct elfsym_opts eo = { 0 };
+
+	if (opts)
+		s->opts = *opts;
+	s->opts.sysroot = dup_opt(s->opts.sysroot);
+	s->opts.debug_root = dup_opt(s->opts.debug_root);
+	s->opts.perfmap_dir = dup_opt(s->opts.perfmap_dir);
+	s->opts.proc_root = dup_opt(s->opts.proc_root);
+	s->opts.kallsyms = dup_opt(s->opts.kallsyms);
+	eo.sysroot = s->opts.sysroot;
+	eo.debug_root = s->opts.debug_root;
+	eo.raw = s->opts.raw;
+	s->elf = elfsym_cache_new(&eo);
+	s->perfmaps = perfmap_cache_new(s->opts.perfmap_dir,
+					s->opts.proc_root);
+	s->memo = xcalloc((size_t)1 << MEMO_BITS, sizeof(*s->memo));
+	s->cap_strs = 1024;
+	s->strs = xcalloc(s->cap_strs, sizeof(*s->strs));
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	struct arena_chunk *c, *next;
+
+	if (!s)
+		return;
+	elfsym_cache_free(s->elf);
+	perfmap_cache_free(s->perfmaps);
+	ksyms_free(s->ksyms);
+	for (c = s->arena; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(s->strs);
+	free(s->memo);
+	sb_free(&s->scratch);
+	free((char *)s->opts.sysroot);
+	free((char *)s->opts.debug_root);
+	free((char *)s->opts.perfmap_dir);
+	free((char *)s->opts.proc_root);
+	free((char *)s->opts.kallsyms);
+	free(s);
+}
+
+/* --- interning --- */
+
+static uint64_t hash_str(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static char *arena_alloc(struct symbolizer *s, size_t n)
+{
+	struct arena_chunk *c = s->arena;
+
+	if (!c || c->size - c->used < n) {
+		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = xmalloc(sizeof(*c) + size);
+		c->size = size;
+		c->used = 0;
+		c->next = s->arena;
+		s->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static void strs_grow(struct symbolizer *s)
+{
+	size_t cap = s->cap_strs * 2;
+	const char **t = xcalloc(cap, sizeof(*t));
+
+	for (size_t i = 0; i < s->cap_strs; i++) {
+		const char *p = s->strs[i];
+		size_t j;
+
+		if (!p)
+			continue;
+		j = hash_str(p, strlen(p)) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = p;
+	}
+	free(s->strs);
+	s->strs = t;
+	s->cap_strs = cap;
+}
+
+/*
+ * The stable copy of p[0..len), made safe for folded output: ';' is the
+ * frame separator, control characters would break lines or terminals.
+ */
+static const char *intern(struct symbolizer *s, const char *p, size_t len)
+{
+	size_t i;
+	char *copy;
+
+	if (2 * (s->nr_strs + 1) > s->cap_strs)
+		strs_grow(s);
+	for (i = hash_str(p, len) & (s->cap_strs - 1); s->strs[i];
+	     i = (i + 1) & (s->cap_strs - 1))
+		if (!strncmp(s->strs[i], p, len) && !s->strs[i][len])
+			return s->strs[i];
+	copy = arena_alloc(s, len + 1);
+	for (size_t k = 0; k < len; k++) {
+		unsigned char ch = (unsigned char)p[k];
+
+		copy[k] = ch == ';' ? ':' : (ch < 0x20 || ch == 0x7f) ? '?' :
+			  (char)ch;
+	}
+	copy[len] = '\0';
+	s->strs[i] = copy;
+	s->nr_strs++;
+	return copy;
+}
+
+/* Interning, with the formatted string built in the scratch buffer. */
+__attribute__((format(printf, 2, 3)))
+static const char *internf(struct symbolizer *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	sb_reset(&s->scratch);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return "?";
+	sb_grow(&s->scratch, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(s->scratch.buf, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return intern(s, s->scratch.buf, (size_t)n);
+}
+
+/* True when name can go out as it is. */
+static bool is_clean(const char *name)
+{
+	for (; *name; name++) {
+		unsigned char ch = (unsigned char)*name;
+
+		if (ch == ';' || ch < 0x20 || ch == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A name as it goes out: demangled when asked and mangled (only for names
+ * that come undemangled: kernel and JIT), suffixed, cleaned. A mangled
+ * name ends at the first space; the rest (" [module]") is kept as is.
+ */
+static const char *emit(struct symbolizer *s, const char *name,
+			bool try_demangle, const char *suffix)
+{
+	char *dem = NULL;
+	size_t len = 0;
+	const char *out;
+
+	if (try_demangle && !s->opts.raw && demangle_is_candidate(name)) {
+		char *bare;
+
+		len = strcspn(name, " ");
+		bare = xstrndup(name, len);
+		dem = demangle(bare);
+		free(bare);
+	}
+	if (!dem && !*suffix && is_clean(name))
+		return name;
+	out = internf(s, "%s%s%s", dem ? dem : "", dem ? name + len : name,
+		      suffix);
+	free(dem);
+	return out;
+}
+
+/* --- frames --- */
+
+struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
+				   const unsigned char *build_id,
+				   size_t build_id_len)
+{
+	return elfsym_open(s->elf, path, build_id, build_id_len);
+}
+
+static const char *user_frame(struct symbolizer *s, struct elfsym_file *file,
+			      uint64_t off, bool is_ret, bool *resolved)
+{
+	const char *path = elfsym_file_path(file), *base;
+	struct elfsym_result r;
+	size_t len;
+
+	*resolved = false;
+	if (!s->opts.addresses && elfsym_file_lookup(file, off, is_ret, &r) &&
+	    *r.name) {
+		*resolved = true;
+		return emit(s, r.name, false, "");
+	}
+	base = path_basename(path);
+	len = strlen(base);
+	if (path_has_suffix(base, " (deleted)"))
+		len -= strlen(" (deleted)");
+	return internf(s, "%.*s+0x%llx", (int)len, base,
+		       (unsigned long long)off);
+}
+
+const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
+			   uint64_t off, bool is_ret)
+{
+	const struct memo *m = memo_find(s, file, off, is_ret);
+	const char *str;
+	bool resolved;
+
+	s->stats.user++;
+	if (m) {
+		s->stats.user_resolved += m->resolved;
+		return m->str;
+	}
+	str = user_frame(s, file, off, is_ret, &resolved);
+	s->stats.user_resolved += resolved;
+	return memo_put(s, file, off, is_ret, resolved, str);
+}
+
+const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
+			   uint32_t ns_tgid, uint64_t addr, bool is_ret)
+{
+	struct perfmap_result r;
+
+	s->stats.jit++;
+	if (!s->opts.addresses &&
+	    perfmap_lookup(s->perfmaps, tgid, ns_tgid, addr, is_ret, &r) &&
+	    *r.name) {
+		s->stats.jit_resolved++;
+		return emit(s, r.name, true, s->opts.annotate ? "_[j]" : "");
+	}
+	return internf(s, "[anon]+0x%llx%s", (unsigned long long)addr,
+		       s->opts.annotate ? "_[j]" : "");
+}
+
+/* Our own vDSO as an ELF image, its extent from /proc/self/maps. */
+static struct elfsym_file *local_vdso(struct symbolizer *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long start, end;
+	struct elfsym_file *f = NULL;
+	size_t len = 0;
+	char *line = NULL;
+	FILE *maps;
+
+	if (!base || !(maps = fopen("/proc/self/maps", "re")))
+		return NULL;
+	while (!f && getline(&line, &len, maps) > 0)
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+		    start == base && end > start)
+			f = elfsym_open_image(s->elf, "[vdso]",
+					      (const void *)(uintptr_t)base,
+					      (size_t)(end - start));
+	free(line);
+	fclose(maps);
+	return f;
+}
+
+const char *symbolize_vdso(struct symbolizer *s, uint64_t off, bool is_ret)
+{
+	struct elfsym_result r;
+
+	s->stats.vdso++;
+	if (!s->vdso && s->opts.local_vdso)
+		s->vdso = local_vdso(s);
+	if (s->vdso && !s->opts.addresses &&
+	    elfsym_file_lookup(s->vdso, off, is_ret, &r) && *r.name) {
+		s->stats.vdso_resolved++;
+		return emit(s, r.name, false, "");
+	}
+	return internf(s, "[vdso]+0x%llx", (unsigned long long)off);
+}
+
+static const char *kernel_addr(struct symbolizer *s, uint64_t addr)
+{
+	return internf(s, "0x%llx%s", (unsigned long long)addr,
+		       s->opts.annotate ? "_[k]" : "");
+}
+
+static const char *kernel_frame(struct symbolizer *s, uint64_t addr,
+				bool is_ret, bool *resolved)
+{
+	struct ksym_result r;
+
+	*resolved = false;
+	if (s->opts.addresses)
+		return kernel_addr(s, addr);
+	if (!s->ksyms)
+		s->ksyms = ksyms_load(s->opts.kallsyms);
+	if (!ksyms_lookup(s->ksyms, addr, is_ret, &r))
+		return kernel_addr(s, addr);
+	*resolved = true;
+	return emit(s, r.name, true, s->opts.annotate ? "_[k]" : "");
+}
+
+const char *symbolize_kernel(struct symbolizer *s, uint64_t addr, bool is_ret)
+{
+	const struct memo *m = memo_find(s, &kernel_owner, addr, is_ret);
+	const char *str;
+	bool resolved;
+
+	s->stats.kernel++;
+	if (m) {
+		s->stats.kernel_resolved += m->resolved;
+		return m->str;
+	}
+	str = kernel_frame(s, addr, is_ret, &resolved);
+	s->stats.kernel_resolved += resolved;
+	return memo_put(s, &kernel_owner, addr, is_ret, resolved, str);
+}
+
+const char *symbolize_kernel_named(struct symbolizer *s, const char *name,
+				   uint64_t addr)
+{
+	s->stats.kernel++;
+	if (s->opts.addresses || !name || !*name)
+		return kernel_addr(s, addr);
+	s->stats.kernel_resolved++;
+	return emit(s, name, true, s->opts.annotate ? "_[k]" : "");
+}
+
+const char *symbolize_unknown(struct symbolizer *s, uint64_t addr)
+{
+	s->stats.unknown++;
+	return internf(s, "[unknown]+0x%llx", (unsigned long long)addr);
+}
+
+void symbolizer_stats(const struct symbolizer *s, struct symbolize_stats *st)
+{
+	*st = s->stats;
+}
+
+void symbolizer_dump(const struct symbolizer *s, FILE *out)
+{
+	const struct symbolize_stats *t = &s->stats;
+	struct perfmap_stats ps;
+	struct elfsym_stats es;
+
+	elfsym_cache_stats(s->elf, &es);
+	perfmap_cache_stats(s->perfmaps, &ps);
+	fprintf(out, "symbols: user frames %lu (%lu resolved), JIT %lu (%lu), "
+		"vDSO %lu (%lu), kernel %lu (%lu), unmapped %lu\n",
+		t->user, t->user_resolved, t->jit, t->jit_resolved, t->vdso,
+		t->vdso_resolved, t->kernel, t->kernel_resolved, t->unknown);
+	fprintf(out, "symbols: %lu files, %lu with symbols (%lu from debug "
+		"files, %lu replaced since recording), %lu symbols\n",
+		es.files, es.with_symbols, es.debug_files,
+		es.build_id_mismatch, es.symbols);
+	elfsym_cache_dump(s->elf, out);
+	if (s->ksyms)
+		fprintf(out, "kallsyms: %s, %zu symbols\n",
+			ksyms_state_str(ksyms_state(s->ksyms)),
+			ksyms_count(s->ksyms));
+	if (ps.files || t->jit)
+		fprintf(out, "perf maps: %lu files, %lu entries, %lu bad "
+			"lines\n", ps.files, ps.entries, ps.bad_lines);
+}

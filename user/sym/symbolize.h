@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Turns recorded frames into the frame strings of folded output. */
+#ifndef FLAMESTAT_SYMBOLIZE_H
+#define FLAMESTAT_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sym/elfsym.h"
+
+/*
+ * The one place that decides what a frame looks like in folded output.
+ * Every call returns a string; a frame is never dropped:
+ *
+ *   resolved                      unresolved (or opts.addresses)
+ *   user    function name         <file basename>+0x<file offset>
+ *   JIT     name from perf map    [anon]+0x<address>
+ *   vDSO    function name         [vdso]+0x<offset into the vDSO>
+ *   kernel  name, name [module]   0x<address>
+ *   no map                        [unknown]+0x<address>
+ *
+ * Offsets and addresses are lowercase hex, as recorded (a return address is
+ * looked up at address - 1, but printed as is). A " (deleted)" suffix is
+ * left out of the basename. Names are demangled (C++, Rust) unless
+ * opts.raw. With opts.annotate, kernel frames end in "_[k]" and JIT frames
+ * in "_[j]", the suffixes flamegraph.pl and inferno colour by.
+ *
+ * Strings are made safe for the folded format: ';' (the frame separator)
+ * becomes ':', control characters become '?'. An empty name counts as
+ * unresolved.
+ *
+ * Returned strings are owned by the symbolizer and stay valid until
+ * symbolizer_free(). The strings of recent user and kernel frames are
+ * remembered by (file or kernel, address, is_return_addr), so a frame that
+ * recurs in many stacks costs one table probe. Not thread-safe.
+ */
+
+struct symbolizer;
+
+struct symbolize_opts {
+	const char *sysroot;	/* prefix for recorded file paths */
+	const char *debug_root;	/* default <sysroot>/usr/lib/debug */
+	const char *perfmap_dir; /* default /tmp */
+	const char *proc_root;	/* default /proc (container perf maps) */
+	const char *kallsyms;	/* default /proc/kallsyms, read on first use */
+	bool raw;		/* keep mangled names */
+	bool addresses;		/* addresses instead of names */
+	bool annotate;		/* _[k] and _[j] suffixes */
+	/*
+	 * The recording was taken on this machine since its last boot, so
+	 * our own vDSO is the profiled processes' vDSO and can name its
+	 * frames (64-bit processes only).
+	 */
+	bool local_vdso;
+};
+
+struct symbolize_stats {
+	unsigned long user, user_resolved;
+	unsigned long jit, jit_resolved;
+	unsigned long vdso, vdso_resolved;
+	unsigned long kernel, kernel_resolved;
+	unsigned long unknown;
+};
+
+struct symbolizer *symbolizer_new(const struct symbolize_opts *opts);
+void symbolizer_free(struct symbolizer *s);
+
+/*
+ * The symbol table of a recorded file (a FILE record: path, build-id),
+ * loaded on first use; look the handle up once per file, then call
+ * symbolize_user() per frame. See elfsym.h for how files are trusted.
+ */
+struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
+				   const unsigned char *build_id,
+				   size_t build_id_len);
+
+/* A frame at file_offset in file; is_return_addr for all but the leaf. */
+const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
+			   uint64_t file_offset, bool is_return_addr);
+
+/*
+ * A frame in an anonymous executable mapping of process (tgid, ns_tgid),
+ * named from its perf map (see perfmap.h).
+ */
+const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
+			   uint32_t ns_tgid, uint64_t addr,
+			   bool is_return_addr);
+
+/* A frame in the vDSO, offset from the start of its mapping. */
+const char *symbolize_vdso(struct symbolizer *s, uint64_t offset,
+			   bool is_return_addr);
+
+/* A kernel address, named from kallsyms. */
+const char *symbolize_kernel(struct symbolizer *s, uint64_t addr,
+			     bool is_return_addr);
+
+/*
+ * A kernel frame the module already named ("symbol" or "symbol [module]",
+ * a KSYM record), so the same policy applies to it. addr is used with
+ * opts.addresses or when name is NULL or empty.
+ */
+const char *symbolize_kernel_named(struct symbolizer *s, const char *name,
+				   uint64_t addr);
+
+/* A user address in no recorded mapping. */
+const char *symbolize_unknown(struct symbolizer *s, uint64_t addr);
+
+void symbolizer_stats(const struct symbolizer *s, struct symbolize_stats *st);
+
+/*
+ * For verbose output: frame counts, then each file and why it did or did
+ * not resolve, kallsyms and perf map status.
+ */
+void symbolizer_dump(const struct symbolizer *s, FILE *out);
+
+#endif
