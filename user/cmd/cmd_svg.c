@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/svg_cli.h"
 #include "lib/util.h"
 #include "profile/profile.h"
 #include "render/svg.h"

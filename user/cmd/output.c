@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/output.h"
+#include "cmd/svg_cli.h"
 #include "lib/util.h"
 
 enum {

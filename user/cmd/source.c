@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cmd/source.h"
+#include "cmd/svg_cli.h"
 #include "device/device.h"
 #include "lib/util.h"
-#include "render/svg.h"
 
 enum {
 	OPT_COMM_PID = 0x200, OPT_PER_CPU_ROOT, OPT_DELIM, OPT_ADDRESSES,

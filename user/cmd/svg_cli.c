@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/svg_cli.h"
 #include "lib/util.h"
 #include "profile/profile.h"
 #include "render/svg.h"

@@ -92,23 +92,4 @@ extern const char svg_options_help[];
 int svg_handle_option(struct svg_options *o, int opt, const char *arg);
 int svg_options_check(const struct svg_options *o);
 
-/*
- * Command-line plumbing shared by svg and diff. svg_read_path() reads one
- * folded file ("-" is standard input) into p, reporting problems itself;
- * returns 0 or -1. svg_output_open() opens path for writing (NULL or "-":
- * standard output) through a temporary file that svg_output_close()
- * renames into place only when ok, so a failed run never leaves half an
- * SVG behind; both return 0 or -1 after reporting.
- */
-struct svg_output {
-	FILE *f;
-	char *path;
-	char *tmp;
-};
-int svg_read_path(struct profile *p, const char *path);
-/* A getopt_long table: own's entries, then svg_getopt_options. Free it. */
-struct option *svg_getopt_merge(const struct option *own);
-int svg_output_open(struct svg_output *out, const char *path);
-int svg_output_close(struct svg_output *out, bool ok);
-
 #endif
