@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: user/sym/elfsym.c's ELF symbol loader (through libelf) on
- * an arbitrary image in memory, the way the tool loads the vDSO, then
- * lookups across the image's offsets, as interrupted IPs and as return
- * addresses.
+ * libFuzzer target: the ELF symbol loader of user/sym/elfsym*.c (through
+ * libelf) on an arbitrary image in memory, the way the tool loads the
+ * vDSO, then lookups across the image's offsets, as interrupted IPs and as
+ * return addresses.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzzes the tool's parsers with libFuzzer (clang, ASan, UBSan): binary
 # snapshots (user/profile/snapshot.c), folded stacks
-# (user/profile/profile_folded.c) and ELF images (user/sym/elfsym.c through
+# (user/profile/profile_folded.c) and ELF images (user/sym/elfsym*.c through
 # libelf). Seeds are made here: snapshots by tests/tool/mksnap from
 # descriptions like the module's output, folded stacks from
 # tests/golden/inputs and the module's format, ELF files from the test

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by the elfsym*.c files; not for other users. */
+#ifndef FLAMESTAT_ELFSYM_INT_H
+#define FLAMESTAT_ELFSYM_INT_H
+
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sym/elfsym.h"
+
+/*
+ * Limits on what a (possibly hostile) file makes us allocate beyond its own
+ * size. Real binaries are far below them.
+ */
+#define MAX_SECTIONS	(1U << 20)
+#define MAX_SEGMENTS	4096
+
+/* A symbol kept for lookups. */
+struct sym {
+	uint64_t addr;
+	uint64_t end;		/* exclusive */
+	uint64_t cover_end;	/* max end of this and every earlier symbol */
+	uint32_t name;		/* offset into file->names */
+};
+
+/* A PT_LOAD segment seen as a range of file offsets. */
+struct seg {
+	uint64_t off;
+	uint64_t end;		/* exclusive */
+	uint64_t vaddr;		/* of off */
+	bool exec;
+};
+
+struct elfsym_file {
+	struct elfsym_file *next;	/* hash chain */
+	struct elfsym_cache *cache;
+	char *path;			/* key: as recorded */
+	unsigned char build_id[ELFSYM_BUILD_ID_MAX];	/* key */
+	size_t build_id_len;
+	uint64_t hash;
+	enum elfsym_status status;
+	char *symsrc;			/* file the symbols came from */
+	bool layout_guessed;		/* segments reconstructed */
+	struct seg *segs;
+	size_t nr_segs;
+	uint64_t *addrs;		/* syms[i].addr, searched alone */
+	struct sym *syms;
+	size_t nr_syms;
+	char *names;			/* NUL-terminated names */
+	char **demangled;		/* per symbol, filled on first use */
+};
+
+struct elfsym_cache {
+	struct elfsym_opts opts;	/* strings owned */
+	char *debug_root;
+	struct elfsym_file **buckets;
+	size_t nr_buckets;		/* power of two */
+	size_t nr_files;
+	struct elfsym_stats stats;
+};
+
+/* An opened ELF file (or image) and what identifies it on disk. */
+struct ehandle {
+	int fd;
+	Elf *elf;
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
+	size_t build_id_len;		/* stored bytes */
+	size_t build_id_full;		/* bytes in the note */
+};
+
+/* elfsym_elf.c: opening a file or image. */
+void eh_close(struct ehandle *h);
+bool eh_check(struct ehandle *h);
+int eh_open(struct ehandle *h, const char *path);
+bool bid_matches(const unsigned char *want, size_t want_len,
+		 const struct ehandle *h);
+bool has_symtab(Elf *elf);
+
+/* elfsym_debug.c: the separate debug file. */
+void hex_build_id(const unsigned char *bid, size_t len, char *out);
+bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
+		       size_t len, struct ehandle *out);
+bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
+		   const char *recorded_path, struct ehandle *out);
+
+/* elfsym_symtab.c: an entry's symbols and segments. */
+void load_symbols(struct elfsym_file *f, struct ehandle *bin,
+		  struct ehandle *dbg);
+void load_segments(struct elfsym_file *f, Elf *elf, bool guess);
+
+#endif
