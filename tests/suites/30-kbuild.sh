@@ -61,6 +61,13 @@ else
 	fail kernel-doc "$(echo "$out" | head -6 | tr '\n' '|')"
 fi
 
+# kmod/'s includes run one way, down its layers (docs/DESIGN.md).
+if out=$("$TOP/scripts/check-kmod-layers.sh" 2>&1); then
+	pass kmod-layers
+else
+	fail kmod-layers "$(echo "$out" | head -6 | tr '\n' '|')"
+fi
+
 # checkpatch.pl comes from the kernel source tarball; extract it once.
 cp_dir=$FLAMESTAT_CACHE/checkpatch
 if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
