@@ -10,7 +10,7 @@
 # Prints PASS/FAIL lines as the suites do; exit status 1 on any failure.
 #
 # The rootfs tree is cached in $FLAMESTAT_CACHE/rootfs: the first run
-# builds it (about 5 minutes, from deb.debian.org).
+# builds it (about 5 minutes, from the Debian archive of the host's apt sources).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
 source "$(dirname "$0")/../lib/common.sh"

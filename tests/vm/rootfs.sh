@@ -39,8 +39,9 @@ set -u
 # Bump when trees built by an older version of this script must not be reused.
 ROOTFS_BUILDER=1
 SUITE=bookworm
-MIRROR=http://deb.debian.org/debian
-SECURITY=http://deb.debian.org/debian-security
+# The archives of the host's own apt sources (no archive is named here).
+MIRROR=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" main) || exit 1
+SECURITY=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" security) || exit 1
 CACHE="$FLAMESTAT_CACHE/rootfs"
 
 usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
