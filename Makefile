@@ -38,7 +38,7 @@ W ?= 1
 
 .PHONY: all module tool install install-module install-tool check demo bench \
 	bench-overhead torture check-deb deb deps clean help debug-kernel \
-	check-debug torture-debug
+	check-debug torture-debug check-fresh
 
 all: module tool
 
@@ -113,6 +113,12 @@ deb: deps
 check-deb: deps
 	tests/deb/run.sh
 
+# The README's first command on a fresh Debian 12 machine: `make demo` in a
+# minimal debootstrap chroot (git and make only) with a clone of HEAD; it
+# must leave the SVG. The chroot base is cached in /var/tmp/flamestat-cache.
+check-fresh:
+	tests/fresh/run.sh
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C user clean
@@ -132,3 +138,4 @@ help:
 	@echo "make torture-debug  the long torture tests on the debug kernel"
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
 	@echo "make check-deb    install the packages in a Debian guest and test them"
+	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"

@@ -43,6 +43,10 @@ SUITE=bookworm
 MIRROR=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" main) || exit 1
 SECURITY=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" security) || exit 1
 CACHE="$FLAMESTAT_CACHE/rootfs"
+# Downloaded .debs, shared by every tree; ROOTFS_DEBS gives a chroot of
+# another user (tests/fresh) a cache of its own, so that two apt runs never
+# wait for each other's lock on it.
+DEBS=${ROOTFS_DEBS:-$CACHE/debs}
 
 usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -57,7 +61,7 @@ rootfs_chroot() {
 			>"$root/usr/sbin/policy-rc.d"
 		chmod 755 "$root/usr/sbin/policy-rc.d"
 	fi
-	mkdir -p "$CACHE/debs/partial"
+	mkdir -p "$DEBS/partial"
 	# shellcheck disable=SC2016 # the script expands its own arguments
 	unshare --mount --propagation private -- /bin/sh -ec '
 		root=$1 debs=$2
@@ -77,7 +81,7 @@ rootfs_chroot() {
 		mount --bind "$debs" "$root/var/cache/apt/archives"
 		exec chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 \
 			PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-			"$@"' rootfs-chroot "$root" "$CACHE/debs" "$@"
+			"$@"' rootfs-chroot "$root" "$DEBS" "$@"
 }
 
 # pkg_list "PKG..."...: the packages, one per line, sorted and unique.
@@ -98,8 +102,8 @@ build_tree() {
 	local -a all
 	mapfile -t all < <(pkg_list "linux-image-$kver linux-headers-$kver kmod libelf1" "$pkgs")
 	vm_msg "rootfs: building a $SUITE tree for $kver with: ${all[*]} (log: $log)"
-	mkdir -p "$CACHE/debs/partial"
-	if ! debootstrap --variant=minbase --cache-dir="$CACHE/debs" "$SUITE" "$root" "$MIRROR" \
+	mkdir -p "$DEBS/partial"
+	if ! debootstrap --variant=minbase --cache-dir="$DEBS" "$SUITE" "$root" "$MIRROR" \
 		>>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		vm_die "rootfs: debootstrap failed (log: $log)"
