@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -48,7 +49,14 @@ static bool fst_kaddr_visible(void)
 {
 	char pk[24];
 
-	if (fst_locked_down() || !has_capability_noaudit(current, CAP_SYSLOG))
+	/*
+	 * Unaudited, as kallsyms asks. has_capability_noaudit() and
+	 * security_capable() are not exported to modules before 5.17;
+	 * ns_capable_noaudit() is on every kernel we build for (and marks the
+	 * task PF_SUPERPRIV when it answers yes, as capable() does).
+	 */
+	if (fst_locked_down() ||
+	    !ns_capable_noaudit(&init_user_ns, CAP_SYSLOG))
 		return false;
 	snprintf(pk, sizeof(pk), "%pK", &fst_gid);
 	return strspn(pk, "0") != strlen(pk);

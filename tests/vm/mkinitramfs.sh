@@ -22,7 +22,9 @@
 #
 # The tests run in the order given, each as /tests/NAME.sh, with
 # tests/guest/lib.sh as /tests/lib.sh. Environment: FLAMESTAT_KO (the
-# module, default kmod/flamestat.ko), FLAMESTAT_TIMEOUT_SCALE (every test
+# module, default kmod/flamestat.ko), FLAMESTAT_MODULES (the guest kernel's
+# module tree, default /lib/modules/KVER: set it for a kernel that is not
+# installed on the host), FLAMESTAT_TIMEOUT_SCALE (every test
 # timeout multiplied by it, for slow kernels; default 1), FLAMESTAT_TORTURE
 # (short or long: the size of the torture tests, in the guest's
 # /etc/flamestat/env as FS_TORTURE; default short; with long, a test's
@@ -174,7 +176,7 @@ fi
 if [ -z "$root" ]; then
 	for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
 		virtio/virtio_pci_modern_dev virtio/virtio_pci block/virtio_blk; do
-		src="/lib/modules/$kver/kernel/drivers/$m.ko"
+		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/drivers/$m.ko"
 		dst="/lib/modules/$kver/kernel/drivers/$m.ko"
 		if [ -f "$src" ]; then
 			copy_file "$src" "$dst"
