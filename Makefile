@@ -38,7 +38,7 @@ W ?= 1
 
 .PHONY: all module tool install install-module install-tool check demo bench \
 	bench-overhead torture check-deb deb deps clean help debug-kernel \
-	check-debug torture-debug check-fresh
+	check-debug torture-debug check-fresh check-kernels
 
 all: module tool
 
@@ -113,6 +113,13 @@ deb: deps
 check-deb: deps
 	tests/deb/run.sh
 
+# The module on other Debian kernels (tests/kernels/run.sh: 5.10 and
+# 5.10-rt so far): built in a chroot of their suite, booted in guests.
+# Chroots and images are cached in /var/tmp/flamestat-cache/kernels.
+check-kernels: deps
+	$(MAKE) all
+	tests/kernels/run.sh
+
 # The README's first command on a fresh Debian 12 machine: `make demo` in a
 # minimal debootstrap chroot (git and make only) with a clone of HEAD; it
 # must leave the SVG. The chroot base is cached in /var/tmp/flamestat-cache.
@@ -139,3 +146,4 @@ help:
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
 	@echo "make check-deb    install the packages in a Debian guest and test them"
 	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"
+	@echo "make check-kernels  build and guest-test the module on other Debian kernels (5.10, 5.10-rt)"
