@@ -370,7 +370,7 @@ void fst_sampler_stop(struct fst_sampler *s)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+		fst_sampler_stop_cpu(s, cpu);
 }
 
 /**

@@ -271,8 +271,7 @@ int fst_unclaim(struct file *file)
 void fst_release_file(struct file *file)
 {
 	mutex_lock(&sess.ctl_lock);
-	if (sess.claim == file)
-		sess.claim = NULL;
+	fst_unclaim(file);	/* -EINVAL: it held none */
 	mutex_unlock(&sess.ctl_lock);
 }
 
