@@ -32,7 +32,6 @@ fail() { echo "FAIL fresh/$1: $2"; exit 1; }
 command -v debootstrap >/dev/null || "$TOP/scripts/install-deps.sh" ||
 	fail setup "debootstrap is not installed and could not be"
 mirror=$(SUITE=bookworm "$TOP/scripts/apt-archive.sh" main) || fail setup "no bookworm archive in the host's apt sources"
-security=$(SUITE=bookworm "$TOP/scripts/apt-archive.sh" security) || fail setup "no bookworm-security archive in the host's apt sources"
 # Its own package cache: a check-deb running meanwhile keeps its apt lock.
 export ROOTFS_DEBS=$cache/debs
 mkdir -p "$cache" "$ROOTFS_DEBS/partial"
@@ -49,11 +48,8 @@ if [ ! -f "$base/complete" ]; then
 		fail base "debootstrap failed (log: $cache/base.log)"
 	fi
 	# A machine's sources: the release, its updates and security.
-	cat >"$base/tree/etc/apt/sources.list" <<-EOS
-		deb $mirror bookworm main
-		deb $mirror bookworm-updates main
-		deb $security bookworm-security main
-	EOS
+	SUITE=bookworm "$TOP/scripts/apt-archive.sh" sources bookworm \
+		>"$base/tree/etc/apt/sources.list" || fail base "no bookworm sources"
 	echo flamestat-fresh >"$base/tree/etc/hostname"
 	touch "$base/complete"
 fi

@@ -109,11 +109,8 @@ build_tree() {
 		vm_die "rootfs: debootstrap failed (log: $log)"
 	fi
 	# The guest kernel and its headers are in bookworm-security.
-	cat >"$root/etc/apt/sources.list" <<-EOF
-		deb $MIRROR $SUITE main
-		deb $MIRROR $SUITE-updates main
-		deb $SECURITY $SUITE-security main
-	EOF
+	env SUITE="$SUITE" "$TOP/scripts/apt-archive.sh" sources "$SUITE" >"$root/etc/apt/sources.list" ||
+		vm_die "rootfs: no $SUITE archive in the host's apt sources"
 	echo flamestat-guest >"$root/etc/hostname"
 	if ! { rootfs_chroot "$root" apt-get update -q &&
 		rootfs_chroot "$root" apt-get install -y -q --no-install-recommends "${all[@]}"; } \
