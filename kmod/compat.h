@@ -9,6 +9,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/workqueue.h>
 
 #ifdef FST_HAVE_FOR_EACH_VMA
 #define FST_VMA_ITER_DECLARE(name, mm)	VMA_ITERATOR(name, mm, 0)
@@ -33,6 +34,23 @@
 #ifndef FST_HAVE_MMAP_LOCK
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)
+#endif
+
+/*
+ * Kernels from 6.17 split the system workqueues by name, log a deprecation
+ * for work queued on system_wq and system_unbound_wq, and will drop them.
+ * fst_wq_unbound: work that may run on any CPU; fst_wq_percpu: work that
+ * stays on the CPU that queued it.
+ */
+#ifdef FST_HAVE_SYSTEM_DFL_WQ
+#define fst_wq_unbound	system_dfl_wq
+#else
+#define fst_wq_unbound	system_unbound_wq
+#endif
+#ifdef FST_HAVE_SYSTEM_PERCPU_WQ
+#define fst_wq_percpu	system_percpu_wq
+#else
+#define fst_wq_percpu	system_wq
 #endif
 
 void fst_hrtimer_setup(struct hrtimer *t,

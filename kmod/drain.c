@@ -9,6 +9,7 @@
 #include <linux/jiffies.h>
 #include <linux/numa.h>
 
+#include "compat.h"
 #include "drain.h"
 
 #define FST_DRAIN_INTERVAL	HZ
@@ -68,7 +69,10 @@ void fst_drain(struct fst_agg *agg)
 	cpus_read_unlock();
 }
 
-/* Process context (system_wq): drain, then let the process database work. */
+/*
+ * Process context (an unbound system workqueue): drain, then let the process
+ * database work.
+ */
 static void fst_drain_work_fn(struct work_struct *work)
 {
 	struct fst_agg *agg = container_of(to_delayed_work(work),
@@ -84,7 +88,7 @@ static void fst_drain_work_fn(struct work_struct *work)
 	fst_procdb_maintain(db, false);
 	fst_procdb_put(db);
 	if (READ_ONCE(agg->sampler->running))
-		mod_delayed_work(system_wq, &agg->work, FST_DRAIN_INTERVAL);
+		mod_delayed_work(fst_wq_unbound, &agg->work, FST_DRAIN_INTERVAL);
 }
 
 /**

@@ -234,7 +234,7 @@ published:
 	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
 	set_bit(FST_PROC_READY, &p->bits);
-	queue_work(system_unbound_wq, &db->scan_work);
+	queue_work(fst_wq_unbound, &db->scan_work);
 	return id;
 }
 
@@ -309,7 +309,7 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 		return;
 	WRITE_ONCE(p->want_ip, miss);
 	if (!test_and_set_bit(FST_PROC_SCAN, &p->bits))
-		queue_work(system_unbound_wq, &db->scan_work);
+		queue_work(fst_wq_unbound, &db->scan_work);
 }
 
 /**

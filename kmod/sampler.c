@@ -183,7 +183,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 	if (!c->drain_kicked && t->used > t->arena_words / 2) {
 		c->drain_kicked = true;
 		/* Irq-safe: the pool lock is a raw spinlock taken irqsave. */
-		mod_delayed_work(system_wq, s->drain_work, 0);
+		mod_delayed_work(fst_wq_unbound, s->drain_work, 0);
 	}
 	return;
 

@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "arch.h"
+#include "compat.h"
 #include "drain.h"
 #include "sampler.h"
 #include "session.h"
@@ -113,7 +114,7 @@ int fst_start(void)
 	sess.run_start_ns = ktime_get_ns();
 	fst_sampler_start(s);
 	cpus_read_unlock();
-	mod_delayed_work(system_wq, &sess.agg.work, HZ);
+	mod_delayed_work(fst_wq_unbound, &sess.agg.work, HZ);
 	return 0;
 }
 

@@ -11,8 +11,9 @@ export TOP BUILD FLAMESTAT_CACHE
 mkdir -p "$BUILD" "$FLAMESTAT_CACHE"
 
 # Kernel messages that fail the guest test during which they were logged.
-# Extended regular expression, matched against each dmesg line.
-FS_VM_BAD_DMESG='Oops|BUG:|kernel BUG|WARNING:|possible circular locking|lockdep|KASAN|KCSAN|UBSAN|KFENCE|[Rr][Cc][Uu].*stall|scheduling while atomic|sleeping function called from invalid context|general protection fault|[Kk]ernel panic|suspected memory leak|kmemleak|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption|refcount_t:|Unable to handle kernel|stack-protector|segfault at|Call Trace:'
+# Extended regular expression, matched against each dmesg line; a
+# deprecation notice fails too (7.x warns of work on system_wq).
+FS_VM_BAD_DMESG='Oops|BUG:|kernel BUG|WARNING:|possible circular locking|lockdep|KASAN|KCSAN|UBSAN|KFENCE|[Rr][Cc][Uu].*stall|scheduling while atomic|sleeping function called from invalid context|general protection fault|[Kk]ernel panic|suspected memory leak|kmemleak|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption|refcount_t:|Unable to handle kernel|stack-protector|segfault at|Call Trace:|[Dd]eprecated'
 
 # The module and the kernel the guests use. A whole run can use another
 # kernel (tests/debug-kernel/check.sh: the debug kernel) by setting
