@@ -236,16 +236,50 @@ static void fst_cpu_swap(void *info)
 	c->drain_kicked = false;
 }
 
-/* IPI or CPU-online callback, on the CPU whose timer is started. */
+/* Does this CPU take samples in this run: tables allocated, in the mask? */
+static bool fst_sampler_cpu_sampled(struct fst_sampler *s, struct fst_cpu *c)
+{
+	return c->ready && cpumask_test_cpu(c->cpu, &s->cfg.cpus);
+}
+
+/*
+ * IPI, hard-irq, on the CPU whose timer is started. The first expiry is
+ * one period after the start of the run, not after this IPI: a CPU that
+ * takes the IPI late (a vCPU the host did not run) counts the periods it
+ * missed as overruns at its first sample.
+ */
 static void fst_cpu_start_timer(void *info)
 {
 	struct fst_sampler *s = info;
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 
-	if (!c->ready || !cpumask_test_cpu(c->cpu, &s->cfg.cpus))
+	if (!fst_sampler_cpu_sampled(s, c))
 		return;
-	hrtimer_start(&c->timer, ns_to_ktime(s->cfg.period_ns),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	c->armed = true;
+	hrtimer_start(&c->timer, ns_to_ktime(s->start_ns + s->cfg.period_ns),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/*
+ * IPI, hard-irq, on each online CPU once its timer is cancelled: the
+ * periods that expired before the end of the run without a sample (the
+ * timer was due but had not fired) are overruns, so that samples plus
+ * overruns are exactly the periods of the run. Interrupts are off, so
+ * this cannot interleave with a table swap.
+ */
+static void fst_cpu_count_unsampled(void *info)
+{
+	struct fst_sampler *s = info;
+	struct fst_cpu *c = this_cpu_ptr(s->cpus);
+	u64 due;
+
+	if (!c->armed)
+		return;
+	c->armed = false;
+	due = ktime_to_ns(hrtimer_get_expires(&c->timer));
+	if (due <= s->stop_ns)
+		c->tab[c->active].counts.overruns +=
+			div64_u64(s->stop_ns - due, s->cfg.period_ns) + 1;
 }
 
 /**
@@ -344,33 +378,47 @@ int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
  */
 void fst_sampler_start_this_cpu(struct fst_sampler *s)
 {
-	if (READ_ONCE(s->running))
-		fst_cpu_start_timer(s);
+	struct fst_cpu *c = this_cpu_ptr(s->cpus);
+
+	/* A CPU that was offline has missed nothing: start from now. */
+	if (READ_ONCE(s->running) && fst_sampler_cpu_sampled(s, c)) {
+		c->armed = true;
+		hrtimer_start(&c->timer, ns_to_ktime(s->cfg.period_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
 }
 
 /**
  * fst_sampler_start() - start the timer of every online configured CPU
  * @s: the sampler, with running set
+ * @start_ns: ktime_get_ns() at the start of the run: the periods of every
+ *	CPU count from it
  *
  * Context: process context, cpus_read_lock() held.
  */
-void fst_sampler_start(struct fst_sampler *s)
+void fst_sampler_start(struct fst_sampler *s, u64 start_ns)
 {
+	s->start_ns = start_ns;
 	on_each_cpu_mask(cpu_online_mask, fst_cpu_start_timer, s, true);
 }
 
 /**
  * fst_sampler_stop() - wait until no timer callback runs any more
  * @s: the sampler, with running cleared
+ * @stop_ns: ktime_get_ns() at the end of the run, read after running was
+ *	cleared: every period due by then was sampled or is counted as an
+ *	overrun
  *
- * Context: process context.
+ * Context: process context, cpus_read_lock() held.
  */
-void fst_sampler_stop(struct fst_sampler *s)
+void fst_sampler_stop(struct fst_sampler *s, u64 stop_ns)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		fst_sampler_stop_cpu(s, cpu);
+		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+	s->stop_ns = stop_ns;
+	on_each_cpu_mask(cpu_online_mask, fst_cpu_count_unsampled, s, true);
 }
 
 /**
@@ -382,7 +430,10 @@ void fst_sampler_stop(struct fst_sampler *s)
  */
 void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu)
 {
-	hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+	struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+	hrtimer_cancel(&c->timer);
+	c->armed = false;
 }
 
 /**

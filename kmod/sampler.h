@@ -25,6 +25,7 @@ struct fst_cpu {
 	unsigned int active;
 	bool drain_kicked;	/* asked for a drain since the last swap */
 	bool ready;		/* tables allocated */
+	bool armed;		/* timer started in this run; on this CPU only */
 	int cpu;
 	struct fst_proc_cache cache; /* last address space seen */
 	struct fst_entry *scratch; /* the key being built */
@@ -42,6 +43,9 @@ struct fst_sampler {
 	bool lockdown;		/* kernel stacks withheld for this run */
 	struct fst_procdb *procdb;
 	struct fst_cpu __percpu *cpus;
+	/* ktime_get_ns() at the start and the end of the run */
+	u64 start_ns;
+	u64 stop_ns;
 	/* Kicked from hard-irq when a CPU table is half full. */
 	struct delayed_work *drain_work;
 };
@@ -51,8 +55,8 @@ void fst_sampler_free(struct fst_sampler *s);
 int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
 			  size_t table_bytes, u32 scratch_words);
 void fst_sampler_start_this_cpu(struct fst_sampler *s);
-void fst_sampler_start(struct fst_sampler *s);
-void fst_sampler_stop(struct fst_sampler *s);
+void fst_sampler_start(struct fst_sampler *s, u64 start_ns);
+void fst_sampler_stop(struct fst_sampler *s, u64 stop_ns);
 void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu);
 void fst_sampler_swap(struct fst_sampler *s);
 void fst_sampler_forget_procs(struct fst_sampler *s);

@@ -112,7 +112,7 @@ int fst_start(void)
 	cpus_read_lock();
 	WRITE_ONCE(s->running, true);
 	sess.run_start_ns = ktime_get_ns();
-	fst_sampler_start(s);
+	fst_sampler_start(s, sess.run_start_ns);
 	cpus_read_unlock();
 	mod_delayed_work(fst_wq_unbound, &sess.agg.work, HZ);
 	return 0;
@@ -128,15 +128,17 @@ int fst_start(void)
 void fst_stop(void)
 {
 	struct fst_sampler *s = &sess.sampler;
+	u64 now;
 
 	lockdep_assert_held(&sess.ctl_lock);
 	if (!s->running)
 		return;
 	cpus_read_lock();
 	WRITE_ONCE(s->running, false);
-	fst_sampler_stop(s);
+	now = ktime_get_ns();
+	fst_sampler_stop(s, now);
 	cpus_read_unlock();
-	sess.run_total_ns += ktime_get_ns() - sess.run_start_ns;
+	sess.run_total_ns += now - sess.run_start_ns;
 }
 
 /**
