@@ -113,12 +113,13 @@ deb: deps
 check-deb: deps
 	tests/deb/run.sh
 
-# The module on other Debian kernels (tests/kernels/run.sh: 5.10 and
-# 5.10-rt so far): built in a chroot of their suite, booted in guests.
+# The module on every kernel of the matrix (tests/kernels/run.sh: 5.10, 6.1,
+# 6.12, 7.x, each also PREEMPT_RT): built W=1 by its own suite's compiler,
+# every guest test booted on it. KERNELS="sid bullseye-rt" picks some.
 # Chroots and images are cached in /var/tmp/flamestat-cache/kernels.
 check-kernels: deps
 	$(MAKE) all
-	tests/kernels/run.sh
+	tests/kernels/run.sh $(KERNELS)
 
 # The README's first command on a fresh Debian 12 machine: `make demo` in a
 # minimal debootstrap chroot (git and make only) with a clone of HEAD; it
@@ -146,4 +147,4 @@ help:
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
 	@echo "make check-deb    install the packages in a Debian guest and test them"
 	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"
-	@echo "make check-kernels  build and guest-test the module on other Debian kernels (5.10, 5.10-rt)"
+	@echo "make check-kernels  every guest test on Debian's 5.10, 6.1, 6.12 and 7.x kernels (+ PREEMPT_RT)"

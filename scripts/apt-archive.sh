@@ -66,7 +66,12 @@ security) lookup "$suite-security" ;;
 sources)
 	[ $# = 2 ] || { echo "usage: $0 sources SUITE" >&2; exit 2; }
 	main=$(lookup "$suite") && security=$(lookup "$suite-security") || exit 1
-	printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
-		"$main" "$2" "$main" "$2" "$security" "$2" ;;
+	printf 'deb %s %s main\n' "$main" "$2"
+	# unstable has no -updates or -security suite
+	case $2 in
+	sid | unstable) ;;
+	*) printf 'deb %s %s-updates main\ndeb %s %s-security main\n' \
+		"$main" "$2" "$security" "$2" ;;
+	esac ;;
 *) echo "usage: $0 main|security|sources SUITE" >&2; exit 2 ;;
 esac

@@ -7,15 +7,23 @@
 # with the busybox initramfs (every kernel message checked as usual).
 #
 #   tests/kernels/run.sh [--core] [KERNEL...]
-#     KERNEL  bullseye (5.10), bullseye-rt (5.10 PREEMPT_RT); default: all
+#     KERNEL  one of (default: all of them)
+#               bullseye bullseye-rt        5.10 (gcc 10)
+#               bookworm bookworm-rt        6.1 (gcc 12)
+#               bookworm-6.12 bookworm-6.12-rt  6.12+deb12 (bookworm-security)
+#               trixie trixie-rt            6.12+deb13 (gcc 14)
+#               sid sid-rt                  7.x (gcc 16)
+#             (-rt: the PREEMPT_RT flavour)
 #     --core  only the core guest tests (load, read, chain, ABI, hostile
 #             stacks, fuzz, reload, hotplug) instead of every guest test
 #
-# Chroots, kernel images and package caches live in
-# $FLAMESTAT_CACHE/kernels/ (built once; the headers are upgraded to the
-# newest of their series on every run). Prints PASS/FAIL lines like a
-# suite. Needs root.
+# A kernel of the host's own suite is built on the host (its headers
+# installed there); other suites get a chroot each. Chroots, kernel images
+# and package caches live in $FLAMESTAT_CACHE/kernels/ (built once; the
+# headers are upgraded to the newest of their series on every run). Prints
+# PASS/FAIL lines like a suite. Needs root.
 set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP
 FLAMESTAT_CACHE=${FLAMESTAT_CACHE:-/var/tmp/flamestat-cache}
@@ -23,30 +31,52 @@ export FLAMESTAT_CACHE
 cache=$FLAMESTAT_CACHE/kernels
 export ROOTFS_DEBS=$cache/debs
 BUILD=${BUILD:-$TOP/tests/build}
+all=(bullseye bullseye-rt bookworm bookworm-rt bookworm-6.12 bookworm-6.12-rt
+	trixie trixie-rt sid sid-rt)
 core=0
 kernels=()
 for a in "$@"; do
 	case $a in
 	--core) core=1 ;;
-	-h | --help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "tests/kernels/run.sh: unknown option $a" >&2; exit 2 ;;
 	*) kernels+=("$a") ;;
 	esac
 done
-[ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bullseye-rt)
+[ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	50-libwork 74-hostile 92-fuzz 97-reload 98-hotplug)
+# shellcheck source=/dev/null
+host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 mkdir -p "$ROOTFS_DEBS/partial"
 
-# in_chroot DIR CMD...: CMD in the chroot, /proc mounted (objtool reads it).
-in_chroot() { "$TOP/tests/vm/rootfs.sh" chroot "$@"; }
+# APT options for a suite: sid's Release file is let expire by the
+# archive between pushes, so apt must not insist on its Valid-Until.
+apt_opts() { [ "$1" = sid ] && echo "-o Acquire::Check-Valid-Until=false"; }
 
-# ensure_chroot SUITE: prints the chroot of SUITE, debootstrapped once.
-ensure_chroot() {
+# in_tree TREE CMD...: CMD in the chroot TREE (/proc mounted: objtool
+# reads it), or on the host when TREE is /.
+in_tree() {
+	local tree=$1
+	shift
+	if [ "$tree" = / ]; then
+		DEBIAN_FRONTEND=noninteractive "$@"
+	else
+		"$TOP/tests/vm/rootfs.sh" chroot "$tree" "$@"
+	fi
+}
+
+# ensure_tree SUITE: prints the tree that builds for SUITE: / for the
+# host's own suite, else a chroot debootstrapped once.
+ensure_tree() {
 	local suite=$1 dir=$cache/$1 mirror
+	if [ "$suite" = "$host_suite" ]; then
+		echo /
+		return
+	fi
 	if [ ! -f "$dir/complete" ]; then
 		# The host's archive serves every suite.
 		mirror=$("$TOP/scripts/apt-archive.sh" main) || return 1
@@ -58,79 +88,125 @@ ensure_chroot() {
 			>"$dir/debootstrap.log" 2>&1 || { tail -n 5 "$dir/debootstrap.log" >&2; return 1; }
 		"$TOP/scripts/apt-archive.sh" sources "$suite" >"$dir/tree/etc/apt/sources.list" ||
 			return 1
+		[ -z "$(apt_opts "$suite")" ] ||
+			echo 'Acquire::Check-Valid-Until "false";' >"$dir/tree/etc/apt/apt.conf.d/90flamestat-sid"
 		touch "$dir/complete"
 	fi
-	echo "$dir"
+	echo "$dir/tree"
 }
 
 # check_kernel NAME: build the module for it and run the guest tests.
 check_kernel() {
-	local name=$1 suite flavour dir tree krel img src log out
+	local name=$1 suite meta tree work krel img src log out ko flags
 	case $name in
-	bullseye) suite=bullseye flavour=amd64 ;;
-	bullseye-rt) suite=bullseye flavour=rt-amd64 ;;
-	*) echo "FAIL kernels/$name: unknown kernel (bullseye, bullseye-rt)"; return ;;
+	bullseye | bookworm | trixie | sid) suite=$name meta=amd64 ;;
+	bullseye-rt | bookworm-rt | trixie-rt | sid-rt) suite=${name%-rt} meta=rt-amd64 ;;
+	bookworm-6.12) suite=bookworm meta=6.12-amd64 ;;
+	bookworm-6.12-rt) suite=bookworm meta=6.12-rt-amd64 ;;
+	*) echo "FAIL kernels/$name: unknown kernel (${all[*]})"; return ;;
 	esac
-	if ! dir=$(ensure_chroot "$suite"); then
+	if ! tree=$(ensure_tree "$suite"); then
 		echo "FAIL kernels/$name-chroot: debootstrap of $suite failed"
 		return
 	fi
-	tree=$dir/tree
-	log=$dir/$name.log
+	work=$cache/work/$name
+	mkdir -p "$work"
+	log=$work/setup.log
 	# The newest headers of the series, and the image that matches them.
 	# A mirror may list a version whose files it lacks (seen: bullseye-
 	# security's rt headers): then the next newest version is taken.
-	if ! in_chroot "$tree" sh -c "apt-get update -q &&
-		for v in \$(apt-cache madison linux-headers-$flavour | awk '{print \$3}'); do
-			apt-get install -y -q --no-install-recommends linux-headers-$flavour=\$v && exit 0
+	# shellcheck disable=SC2046 # apt_opts is a list of words
+	if ! in_tree "$tree" sh -c "apt-get $(apt_opts "$suite") update -q &&
+		for v in \$(apt-cache madison linux-headers-$meta | awk '{print \$3}'); do
+			apt-get install -y -q --no-install-recommends linux-headers-$meta=\$v && exit 0
 			echo \"version \$v cannot be installed; trying an older one\"
 		done; exit 1" >"$log" 2>&1; then
-		echo "FAIL kernels/$name-headers: no version of linux-headers-$flavour installs (log: $log)"
+		echo "FAIL kernels/$name-headers: no version of linux-headers-$meta installs (log: $log)"
 		return
 	fi
+	# The release is the linux-headers-RELEASE among the dependencies
+	# (sid's metapackage also depends on linux-base-FLAVOUR).
 	# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
-	krel=$(in_chroot "$tree" dpkg-query -W -f='${Depends}' "linux-headers-$flavour" |
-		sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$flavour"; return; }
-	img=$dir/image-$krel
-	if [ ! -f "$img/boot/vmlinuz-$krel" ]; then
-		rm -rf "$img" "$tree"/root/linux-image-*.deb
-		if ! in_chroot "$tree" sh -ec "cd /root && apt-get download -q linux-image-$krel" >>"$log" 2>&1 ||
-			! dpkg-deb -x "$tree/root/linux-image-${krel}_"*.deb "$img"; then
-			echo "FAIL kernels/$name-image: cannot fetch linux-image-$krel (log: $log)"
-			return
-		fi
-		rm -f "$tree"/root/linux-image-*.deb
+	krel=$(in_tree "$tree" dpkg-query -W -f='${Depends}' "linux-headers-$meta" |
+		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; return; }
+	img=$cache/images/$krel
+	if [ ! -f "$img/boot/vmlinuz-$krel" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then
+		echo "FAIL kernels/$name-image: cannot fetch linux-image-$krel (log: $log)"
+		return
 	fi
 
-	# The module, from this tree's committed and uncommitted sources.
-	src=$tree/root/flamestat
+	# The module, from this tree's committed and uncommitted sources,
+	# built where the tree's compiler is.
+	if [ "$tree" = / ]; then
+		src=$work/src
+	else
+		src=$tree/root/flamestat-$name
+	fi
 	rm -rf "$src"
 	mkdir -p "$src"
 	cp -r "$TOP/Kbuild" "$TOP/kmod" "$src/"
 	find "$src/kmod" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
-	if ! in_chroot "$tree" make -C "/lib/modules/$krel/build" M=/root/flamestat W=1 \
-		FLAMESTAT_VERSION=test modules >"$dir/$name-build.log" 2>&1; then
-		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -E 'error|ERROR' "$dir/$name-build.log" | tr '\n' '|')"
+	if ! in_tree "$tree" make -C "/lib/modules/$krel/build" M="${src#"${tree%/}"}" W=1 \
+		FLAMESTAT_VERSION=test modules >"$work/build.log" 2>&1; then
+		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -E 'error|ERROR' "$work/build.log" | tr '\n' '|')"
 		return
 	fi
-	if grep -q 'warning:' "$dir/$name-build.log"; then
-		echo "FAIL kernels/$name-build: $krel: W=1 warnings: $(grep -m3 'warning:' "$dir/$name-build.log" | tr '\n' '|')"
+	if grep -q 'warning:' "$work/build.log"; then
+		echo "FAIL kernels/$name-build: $krel: W=1 warnings: $(grep -m3 'warning:' "$work/build.log" | tr '\n' '|')"
 		return
 	fi
-	echo "PASS kernels/$name-build ($krel, $(in_chroot "$tree" gcc -dumpfullversion))"
+	ko=$src/kmod/flamestat.ko
+	# The API the feature tests found (kmod/conftest.sh), for docs/COMPAT.md.
+	flags=$(tr ' ' '\n' <"$src/kmod/.main.o.cmd" | sed -n 's/^-DFST_HAVE_//p' | sort -u | tr '\n' ' ')
+	echo "PASS kernels/$name-build ($krel, gcc $(in_tree "$tree" gcc -dumpfullversion); found: ${flags% })"
 
 	out=$BUILD/kernels/$name
 	local -a tests=()
 	[ $core = 1 ] && tests=("${core_tests[@]}")
 	rm -rf "$out"
-	FLAMESTAT_KERNEL=$img/boot/vmlinuz-$krel FLAMESTAT_KO=$src/kmod/flamestat.ko \
+	FLAMESTAT_KERNEL=$img/boot/vmlinuz-$krel FLAMESTAT_KO=$ko \
 		FLAMESTAT_MODULES=$img/lib/modules/$krel \
 		"$TOP/tests/vm/run-tests.sh" --no-build --out "$out" "${tests[@]}" \
 		>"$out.results" 2>"$out.log"
 	sed -nE "s#^(PASS|FAIL|SKIP) #\1 kernels/$name:#p" "$out.results"
 	grep -qE '^(PASS|FAIL) ' "$out.results" ||
 		echo "FAIL kernels/$name-guest: the guest tests reported nothing (log: $out.log)"
+}
+
+# fetch_image TREE KREL DIR: the kernel and its modules, unpacked into DIR
+# (nothing installed). Signed kernels of newer suites keep the vmlinuz and
+# modules in linux-binary-KREL, and linux-image-KREL only depends on it.
+fetch_image() {
+	local tree=$1 krel=$2 img=$3 dl pkg deb
+	dl=$cache/images/.download
+	rm -rf "$img" "$dl"
+	mkdir -p "$dl"
+	for pkg in "linux-image-$krel" "linux-binary-$krel"; do
+		in_tree "$tree" apt-cache show "$pkg" >/dev/null 2>&1 || continue
+		if [ "$tree" = / ]; then
+			(cd "$dl" && apt-get -o APT::Sandbox::User=root download -q "$pkg") || return 1
+		else
+			rm -rf "$tree/root/dl"
+			mkdir -p "$tree/root/dl"
+			in_tree "$tree" sh -ec "cd /root/dl && apt-get -o APT::Sandbox::User=root download -q $pkg" ||
+				return 1
+			mv "$tree"/root/dl/*.deb "$dl/"
+			rm -rf "$tree/root/dl"
+		fi
+	done
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$img" || return 1
+	done
+	rm -rf "$dl"
+	# Merged-/usr packages (sid) put the kernel at
+	# usr/lib/modules/KREL/vmlinuz and the modules beside it.
+	if [ ! -e "$img/boot/vmlinuz-$krel" ] && [ -f "$img/usr/lib/modules/$krel/vmlinuz" ]; then
+		mkdir -p "$img/boot" "$img/lib/modules"
+		ln -s "../usr/lib/modules/$krel/vmlinuz" "$img/boot/vmlinuz-$krel"
+		ln -s "../../usr/lib/modules/$krel" "$img/lib/modules/$krel"
+	fi
+	[ -f "$img/boot/vmlinuz-$krel" ] || { echo "no boot/vmlinuz-$krel in the packages"; return 1; }
 }
 
 if ! make -s -C "$TOP" tool >/dev/null ||

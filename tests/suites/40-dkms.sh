@@ -46,20 +46,26 @@ grep -Eq '^[[:space:]]*CLEAN' "$TOP/dkms.conf" && problems+="CLEAN is deprecated
 if [ -z "$problems" ]; then pass dkms/conf; else fail dkms/conf "$problems"; fi
 
 # dkms 3.0.10 (Debian 12) ignores BUILD_EXCLUSIVE_KERNEL_MIN and only
-# knows the regular expression: both must accept the same kernels.
+# knows the regular expression: it must accept exactly the tested range,
+# from _MIN to the newest kernel of docs/COMPAT.md's matrix.
 min=$(conf_value BUILD_EXCLUSIVE_KERNEL_MIN)
 re=$(conf_value BUILD_EXCLUSIVE_KERNEL)
+tested_max=7.2
 bad=""
-for k in 3.10.0-1160.el7.x86_64 4.19.0-27-amd64 5.3.18-lp152 5.4.0 5.4.0-150-generic \
-	5.9.16 5.10.0-30-amd64 5.15.0-91-generic 5.19.17 6.0.0 6.1.0-56-amd64 \
-	6.12.117+deb12-amd64 6.18.44 7.0.0 10.1.2 $(ls /lib/modules); do
+for k in 3.10.0-1160.el7.x86_64 4.18.0-553.el8.x86_64 4.19.0-27-amd64 5.4.0-150-generic \
+	5.9.16 5.10.0 5.10.0-46-amd64 5.14.0-427.el9.x86_64 5.15.0-91-generic 5.19.17 \
+	6.0.0 6.1.0-56-amd64 6.12.117+deb12-amd64 6.18.44 7.0.0 7.2.13+deb14-rt-amd64 \
+	7.3.0 8.0.1 10.1.2 $(ls /lib/modules); do
 	[[ $k =~ $re ]] && by_re=1 || by_re=0
-	first=$(printf '%s\n%s\n' "$min" "${k%%-*}" | sort -V | head -n 1)
-	[ "$first" = "$min" ] && by_min=1 || by_min=0
-	[ "$by_re" = "$by_min" ] || bad+="$k (regex $by_re, min $by_min) "
+	v=${k%%-*}
+	mm=$(echo "$v" | cut -d. -f1-2)
+	lo=$(printf '%s\n%s\n' "$min" "$v" | sort -V | head -n 1)
+	hi=$(printf '%s\n%s\n' "$tested_max" "$mm" | sort -V | tail -n 1)
+	[ "$lo" = "$min" ] && [ "$hi" = "$tested_max" ] && by_range=1 || by_range=0
+	[ "$by_re" = "$by_range" ] || bad+="$k (regex $by_re, range $by_range) "
 done
 if [ -z "$bad" ]; then pass dkms/kernel-range; else
-	fail dkms/kernel-range "BUILD_EXCLUSIVE_KERNEL and _MIN=$min disagree on: $bad"; fi
+	fail dkms/kernel-range "BUILD_EXCLUSIVE_KERNEL disagrees with the tested range $min to $tested_max on: $bad"; fi
 
 # ---- DKMS in scratch trees ----
 

@@ -3,7 +3,7 @@
 # What apt and DKMS installed (tests/deb/prepare.sh, in a chroot): the
 # module for the guest kernel at VERSION, signed with DKMS's own key, found
 # by modprobe; the tool, its man pages, completion and documentation.
-# vm: name=deb rootfs="dkms openssl linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64" prepare=tests/deb/prepare.sh bare=1
+# vm: name=deb rootfs="dkms openssl linux-image-6.12-amd64 linux-headers-6.12-amd64" prepare=tests/deb/prepare.sh bare=1
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
 . /tests/lib.sh

@@ -5,7 +5,7 @@
 # whose key is not enrolled (this guest has no UEFI, so no MOK): modprobe
 # fails, and flamestat status and record say why and what to do. Both
 # switches only go one way: this test runs after the ones that load.
-# vm: name=deb rootfs="dkms openssl linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64" prepare=tests/deb/prepare.sh bare=1
+# vm: name=deb rootfs="dkms openssl linux-image-6.12-amd64 linux-headers-6.12-amd64" prepare=tests/deb/prepare.sh bare=1
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
 . /tests/lib.sh
