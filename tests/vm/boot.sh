@@ -181,14 +181,18 @@ boot_once() {
 		"@@FS BEGIN "*)
 			# shellcheck disable=SC2086 # split the report line into words
 			set -- $ctl
-			tmo=${4#timeout=}
+			# The guest may be writing the line as it is read: a line
+			# cut short has no timeout yet (seen on a loaded host).
+			tmo=${4:-}
+			tmo=${tmo#timeout=}
+			case $tmo in '' | *[!0-9]*) tmo=$boot_timeout ;; esac
 			limit=$((tmo + grace))
-			where="in test $3" ;;
+			where="in test ${3:-}" ;;
 		"@@FS END "*)
 			# shellcheck disable=SC2086
 			set -- $ctl
 			limit=$boot_timeout
-			where="after test $3" ;;
+			where="after test ${3:-}" ;;
 		*)
 			limit=$boot_timeout
 			where="while booting" ;;
