@@ -80,10 +80,12 @@ ensure_tree() {
 	if [ ! -f "$dir/complete" ]; then
 		# The host's archive serves every suite.
 		mirror=$("$TOP/scripts/apt-archive.sh" main) || return 1
-		say "building the $suite chroot (debootstrap minbase + gcc, make, kmod)"
+		say "building the $suite chroot (debootstrap minbase + gcc, make, kmod, perl)"
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		debootstrap --variant=minbase --include=make,gcc,libc6-dev,kmod \
+		# perl: W=1 runs the kernel's kernel-doc, a Perl script before 6.13
+		# that needs more than minbase's perl-base.
+		debootstrap --variant=minbase --include=make,gcc,libc6-dev,kmod,perl \
 			--cache-dir="$ROOTFS_DEBS" "$suite" "$dir/tree" "$mirror" \
 			>"$dir/debootstrap.log" 2>&1 || { tail -n 5 "$dir/debootstrap.log" >&2; return 1; }
 		"$TOP/scripts/apt-archive.sh" sources "$suite" >"$dir/tree/etc/apt/sources.list" ||
@@ -117,6 +119,7 @@ check_kernel() {
 	# security's rt headers): then the next newest version is taken.
 	# shellcheck disable=SC2046 # apt_opts is a list of words
 	if ! in_tree "$tree" sh -c "apt-get $(apt_opts "$suite") update -q &&
+		apt-get install -y -q --no-install-recommends perl &&
 		for v in \$(apt-cache madison linux-headers-$meta | awk '{print \$3}'); do
 			apt-get install -y -q --no-install-recommends linux-headers-$meta=\$v && exit 0
 			echo \"version \$v cannot be installed; trying an older one\"
@@ -149,7 +152,7 @@ check_kernel() {
 	find "$src/kmod" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 	if ! in_tree "$tree" make -C "/lib/modules/$krel/build" M="${src#"${tree%/}"}" W=1 \
 		FLAMESTAT_VERSION=test modules >"$work/build.log" 2>&1; then
-		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -E 'error|ERROR' "$work/build.log" | tr '\n' '|')"
+		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -iE 'error|can.t locate' "$work/build.log" | tr '\n' '|') (log: $work/build.log)"
 		return
 	fi
 	if grep -q 'warning:' "$work/build.log"; then
