@@ -22,23 +22,32 @@ for f in during after; do
 	artifact "$FS_TMP/$f.folded"
 	artifact "$FS_TMP/$f.sym"
 	total=$(fs_sum "$FS_TMP/$f.sym" '^chain;')
+	# Past ld.so's start-up: the samples with main on the stack. Start-up
+	# (page faults, mmap, TLB-flush IPIs that wait for the other vCPU)
+	# takes a share of the run that grows when the host is busy.
+	in_main=$(fs_sum "$FS_TMP/$f.sym" '^chain;(.*;)?main(;.*)?$')
 	# The user chain is what is checked: a sample that hit hot_leaf's
 	# interrupt or exit path carries kernel frames after it (more of them
 	# on the debug kernel, whose interrupt paths are slow).
 	chain=$(fs_sum "$FS_TMP/$f.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
-	log "$f: $total samples of chain, $chain in main;outer;middle;hot_leaf"
+	log "$f: $total samples of chain, $in_main under main, $chain in main;outer;middle;hot_leaf"
 	grep '^chain;' "$FS_TMP/$f.sym" | sort -k2 -n -r -t' ' | head -n 5 | sed 's/^/#   /'
 	expect_ge "$f: chain sampled" "$total" 100
 	# Samples on a function's first instructions, before its frame
 	# exists, skip its caller: a few per cent, not more.
-	expect_ge "$f: >= 90% of chain samples are main;outer;middle;hot_leaf (x10 vs x9)" $((chain * 10)) $((total * 9))
+	expect_ge "$f: >= 90% of chain's samples under main are main;outer;middle;hot_leaf (x10 vs x9)" \
+		$((chain * 10)) $((in_main * 9))
 done
 
 # One thread on one CPU for the workload's run time: at most one sample
-# per tick (997 Hz), and TCG should deliver a fair share of them.
+# per tick (997 Hz). How many ticks a TCG guest gets depends on the host;
+# what does not is that the busy chain has most of the samples taken (idle
+# is not recorded; the rest is the test's own shell and the kernel
+# threads: 95% here, 79% on 6.1-rt with the host's two CPUs oversubscribed).
 ms=$((t1 - t0))
 max=$((997 * ms / 1000 + 50))
 expect_le "no more samples than ticks in ${ms} ms" "$total" "$max"
-expect_ge "at least a quarter of the ticks in ${ms} ms" "$total" $((997 * SECS / 4))
+all=$(fs_sum "$FS_TMP/after.sym")
+expect_ge "chain has most of the samples recorded" $((total * 2)) "$all"
 check "unload" fs_unload
 finish
