@@ -21,8 +21,8 @@
 #     --kernel IMAGE     kernel to boot (default $FLAMESTAT_KERNEL, else
 #                        /boot/vmlinuz-R)
 #     --shell            console on this terminal, a shell after the tests
-#     --no-retry         do not boot again a guest that hung before its
-#                        /init reported in (by default it is booted once
+#     --no-retry         do not boot again a guest that hung or died before
+#                        its /init reported in (by default it is booted once
 #                        more, said on stderr, the first boot's console.log
 #                        and registers.txt kept in OUTDIR/hung-boot/)
 #
@@ -232,26 +232,30 @@ boot_once() {
 	fi
 }
 
-# hung_before_init: the last boot timed out before /init reported in and
-# the console does not name the module: nothing of ours had run yet (the
-# module loads in the tests; a console naming it means it loaded at boot,
-# and then the hang is ours).
+# hung_before_init: the last boot timed out or died before /init reported
+# in and the console does not name the module: nothing of ours had run yet
+# (the module loads in the tests; a console naming it means it loaded at
+# boot, and then the hang is ours).
 hung_before_init() {
-	[ "${status#timeout while booting}" != "$status" ] &&
-		! grep -aq '^@@FS BOOTED' "$out/channel.log" &&
+	case $status in
+	"timeout while booting"* | "died while booting"*) ;;
+	*) return 1 ;;
+	esac
+	! grep -aq '^@@FS BOOTED' "$out/channel.log" &&
 		! grep -aq 'flamestat: ' "$out/console.log"
 }
 
 boot_once
 if [ $retry = 1 ] && hung_before_init; then
-	# Seen once under TCG, with nothing on the (then quiet) console: the
-	# kernel or QEMU, which a second boot tells apart from a hang that
-	# always happens.
+	# Seen under TCG: a hang with nothing on the (then quiet) console, and
+	# Debian's 6.12-rt oopsing on an int3 in sched_clock_cpu() while the
+	# kernel patched its text at boot: the kernel or QEMU, which a second
+	# boot tells apart from a failure that always happens.
 	rm -rf "$out/hung-boot"
 	mkdir -p "$out/hung-boot"
 	cp "$out/console.log" "$out/status" "$out/qemu.log" "$out/hung-boot/"
 	[ -f "$out/registers.txt" ] && mv "$out/registers.txt" "$out/hung-boot/"
-	vm_msg "the guest hung before its /init reported in ($status); booting it once more (first boot: $out/hung-boot/)"
+	vm_msg "the guest failed before its /init reported in ($status); booting it once more (first boot: $out/hung-boot/)"
 	boot_once
 	hung_before_init && status="$status, on both boots"
 	echo "$status" >"$out/status"
