@@ -99,7 +99,7 @@ ensure_tree() {
 
 # check_kernel NAME: build the module for it and run the guest tests.
 check_kernel() {
-	local name=$1 suite meta tree work krel img src log out ko flags
+	local name=$1 suite meta tree work krel img src log out ko flags lock
 	case $name in
 	bullseye | bookworm | trixie | sid) suite=$name meta=amd64 ;;
 	bullseye-rt | bookworm-rt | trixie-rt | sid-rt) suite=${name%-rt} meta=rt-amd64 ;;
@@ -107,8 +107,14 @@ check_kernel() {
 	bookworm-6.12-rt) suite=bookworm meta=6.12-rt-amd64 ;;
 	*) echo "FAIL kernels/$name: unknown kernel (${all[*]})"; return ;;
 	esac
+	# One debootstrap, apt and build per suite at a time: make check's
+	# suite 55-kernels and make check-kernels may run at once and share
+	# the chroots (the host's own suite included).
+	exec {lock}>"$cache/$suite.lock"
+	flock "$lock"
 	if ! tree=$(ensure_tree "$suite"); then
 		echo "FAIL kernels/$name-chroot: debootstrap of $suite failed"
+		unlock
 		return
 	fi
 	work=$cache/work/$name
@@ -118,13 +124,14 @@ check_kernel() {
 	# A mirror may list a version whose files it lacks (seen: bullseye-
 	# security's rt headers): then the next newest version is taken.
 	# shellcheck disable=SC2046 # apt_opts is a list of words
-	if ! in_tree "$tree" sh -c "apt-get $(apt_opts "$suite") update -q &&
-		apt-get install -y -q --no-install-recommends perl &&
+	if ! in_tree "$tree" sh -c "apt-get $(apt_opts "$suite") -o DPkg::Lock::Timeout=600 update -q &&
+		apt-get install -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends perl &&
 		for v in \$(apt-cache madison linux-headers-$meta | awk '{print \$3}'); do
-			apt-get install -y -q --no-install-recommends linux-headers-$meta=\$v && exit 0
+			apt-get install -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends linux-headers-$meta=\$v && exit 0
 			echo \"version \$v cannot be installed; trying an older one\"
 		done; exit 1" >"$log" 2>&1; then
 		echo "FAIL kernels/$name-headers: no version of linux-headers-$meta installs (log: $log)"
+		unlock
 		return
 	fi
 	# The release is the linux-headers-RELEASE among the dependencies
@@ -132,19 +139,20 @@ check_kernel() {
 	# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
 	krel=$(in_tree "$tree" dpkg-query -W -f='${Depends}' "linux-headers-$meta" |
 		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
-	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; return; }
+	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; unlock; return; }
 	img=$cache/images/$krel
 	if [ ! -f "$img/boot/vmlinuz-$krel" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then
 		echo "FAIL kernels/$name-image: cannot fetch linux-image-$krel (log: $log)"
+		unlock
 		return
 	fi
 
 	# The module, from this tree's committed and uncommitted sources,
 	# built where the tree's compiler is.
 	if [ "$tree" = / ]; then
-		src=$work/src
+		src=$work/src-$$
 	else
-		src=$tree/root/flamestat-$name
+		src=$tree/root/flamestat-$name-$$
 	fi
 	rm -rf "$src"
 	mkdir -p "$src"
@@ -153,16 +161,19 @@ check_kernel() {
 	if ! in_tree "$tree" make -C "/lib/modules/$krel/build" M="${src#"${tree%/}"}" W=1 \
 		FLAMESTAT_VERSION=test modules >"$work/build.log" 2>&1; then
 		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -iE 'error|can.t locate' "$work/build.log" | tr '\n' '|') (log: $work/build.log)"
+		unlock
 		return
 	fi
 	if grep -q 'warning:' "$work/build.log"; then
 		echo "FAIL kernels/$name-build: $krel: W=1 warnings: $(grep -m3 'warning:' "$work/build.log" | tr '\n' '|')"
+		unlock
 		return
 	fi
 	ko=$src/kmod/flamestat.ko
 	# The API the feature tests found (kmod/conftest.sh), for docs/COMPAT.md.
 	flags=$(tr ' ' '\n' <"$src/kmod/.main.o.cmd" | sed -n 's/^-DFST_HAVE_//p' | sort -u | tr '\n' ' ')
 	echo "PASS kernels/$name-build ($krel, gcc $(in_tree "$tree" gcc -dumpfullversion); found: ${flags% })"
+	unlock
 
 	out=$BUILD/kernels/$name
 	local -a tests=()
@@ -175,6 +186,12 @@ check_kernel() {
 	sed -nE "s#^(PASS|FAIL|SKIP) #\1 kernels/$name:#p" "$out.results"
 	grep -qE '^(PASS|FAIL) ' "$out.results" ||
 		echo "FAIL kernels/$name-guest: the guest tests reported nothing (log: $out.log)"
+	rm -rf "$src"
+}
+
+unlock() {
+	flock -u "$lock"
+	exec {lock}>&-
 }
 
 # fetch_image TREE KREL DIR: the kernel and its modules, unpacked into DIR
