@@ -39,18 +39,12 @@
 /*
  * Kernels from 6.17 split the system workqueues by name, log a deprecation
  * for work queued on system_wq and system_unbound_wq, and will drop them.
- * fst_wq_unbound: work that may run on any CPU; fst_wq_percpu: work that
- * stays on the CPU that queued it.
+ * All of the module's work may run on any CPU: fst_wq_unbound.
  */
 #ifdef FST_HAVE_SYSTEM_DFL_WQ
 #define fst_wq_unbound	system_dfl_wq
 #else
 #define fst_wq_unbound	system_unbound_wq
-#endif
-#ifdef FST_HAVE_SYSTEM_PERCPU_WQ
-#define fst_wq_percpu	system_percpu_wq
-#else
-#define fst_wq_percpu	system_wq
 #endif
 
 void fst_hrtimer_setup(struct hrtimer *t,

@@ -48,7 +48,4 @@ void t(struct vm_area_struct *v) { vm_flags_set(v, 0); }'
 
 try SYSTEM_DFL_WQ '#include <linux/workqueue.h>
 struct workqueue_struct *t(void) { return system_dfl_wq; }'
-
-try SYSTEM_PERCPU_WQ '#include <linux/workqueue.h>
-struct workqueue_struct *t(void) { return system_percpu_wq; }'
 echo

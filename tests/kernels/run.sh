@@ -24,7 +24,6 @@
 # PASS/FAIL lines like a suite. Needs root.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP
 FLAMESTAT_CACHE=${FLAMESTAT_CACHE:-/var/tmp/flamestat-cache}
 export FLAMESTAT_CACHE
@@ -52,10 +51,6 @@ host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 mkdir -p "$ROOTFS_DEBS/partial"
-
-# APT options for a suite: sid's Release file is let expire by the
-# archive between pushes, so apt must not insist on its Valid-Until.
-apt_opts() { [ "$1" = sid ] && echo "-o Acquire::Check-Valid-Until=false"; }
 
 # in_tree TREE CMD...: CMD in the chroot TREE (/proc mounted: objtool
 # reads it), or on the host when TREE is /.
@@ -90,7 +85,9 @@ ensure_tree() {
 			>"$dir/debootstrap.log" 2>&1 || { tail -n 5 "$dir/debootstrap.log" >&2; return 1; }
 		"$TOP/scripts/apt-archive.sh" sources "$suite" >"$dir/tree/etc/apt/sources.list" ||
 			return 1
-		[ -z "$(apt_opts "$suite")" ] ||
+		# The archive lets sid's Release file expire between pushes: apt
+		# in that chroot must not insist on its Valid-Until.
+		[ "$suite" != sid ] ||
 			echo 'Acquire::Check-Valid-Until "false";' >"$dir/tree/etc/apt/apt.conf.d/90flamestat-sid"
 		touch "$dir/complete"
 	fi
@@ -123,8 +120,7 @@ check_kernel() {
 	# The newest headers of the series, and the image that matches them.
 	# A mirror may list a version whose files it lacks (seen: bullseye-
 	# security's rt headers): then the next newest version is taken.
-	# shellcheck disable=SC2046 # apt_opts is a list of words
-	if ! in_tree "$tree" sh -c "apt-get $(apt_opts "$suite") -o DPkg::Lock::Timeout=600 update -q &&
+	if ! in_tree "$tree" sh -c "apt-get -o DPkg::Lock::Timeout=600 update -q &&
 		apt-get install -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends perl &&
 		for v in \$(apt-cache madison linux-headers-$meta | awk '{print \$3}'); do
 			apt-get install -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends linux-headers-$meta=\$v && exit 0
