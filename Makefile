@@ -110,8 +110,13 @@ torture-debug: debug-kernel
 deb: deps
 	scripts/build-deb.sh
 
+# The packages installed and used in Debian guests: the oldest and the
+# newest release of the matrix besides the host's (bullseye: 5.10 and
+# DKMS 2.8; sid: 7.x and the newest DKMS), each built by that release's
+# `make deb`. DEB_SUITES="sid" picks some; make check runs bookworm only.
+DEB_SUITES ?= bookworm bullseye sid
 check-deb: deps
-	tests/deb/run.sh
+	tests/deb/run.sh $(DEB_SUITES)
 
 # The module on every kernel of the matrix (tests/kernels/run.sh: 5.10, 6.1,
 # 6.12, 7.x, each also PREEMPT_RT): built W=1 by its own suite's compiler,
@@ -145,6 +150,6 @@ help:
 	@echo "make check-debug  every guest test on the debug kernel"
 	@echo "make torture-debug  the long torture tests on the debug kernel"
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
-	@echo "make check-deb    install the packages in a Debian guest and test them"
+	@echo "make check-deb    install the packages in Debian 11, 12 and unstable guests and test them"
 	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"
 	@echo "make check-kernels  every guest test on Debian's 5.10, 6.1, 6.12 and 7.x kernels (+ PREEMPT_RT)"

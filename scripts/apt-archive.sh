@@ -66,12 +66,13 @@ security) lookup "$suite-security" ;;
 sources)
 	[ $# = 2 ] || { echo "usage: $0 sources SUITE" >&2; exit 2; }
 	main=$(lookup "$suite") && security=$(lookup "$suite-security") || exit 1
-	printf 'deb %s %s main\n' "$main" "$2"
-	# unstable has no -updates or -security suite
+	# unstable has no -updates or -security suite, and the archive lets
+	# its Release file expire between pushes: apt must not insist on its
+	# Valid-Until there.
 	case $2 in
-	sid | unstable) ;;
-	*) printf 'deb %s %s-updates main\ndeb %s %s-security main\n' \
-		"$main" "$2" "$security" "$2" ;;
+	sid | unstable) printf 'deb [check-valid-until=no] %s %s main\n' "$main" "$2" ;;
+	*) printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
+		"$main" "$2" "$main" "$2" "$security" "$2" ;;
 	esac ;;
 *) echo "usage: $0 main|security|sources SUITE" >&2; exit 2 ;;
 esac

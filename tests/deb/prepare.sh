@@ -24,20 +24,33 @@ arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 in_root() { "$TOP/tests/vm/rootfs.sh" chroot "$root" "$@"; }
 step() { echo "== [${SECONDS}s] $*"; }
 die() { echo "prepare: $*" >&2; exit 1; }
-# dkms_has KVER: DKMS reports flamestat VERSION installed for KVER.
+# dkms_has KVER: DKMS reports flamestat VERSION installed for KVER
+# ("flamestat/V, KVER, x86_64: installed"; DKMS 2: "flamestat, V, ...").
 dkms_has() {
 	local status
 	status=$(in_root dkms status 2>/dev/null)
 	echo "$status"
-	grep -qx "flamestat/$version, $1, x86_64: installed" <<<"$status"
+	grep -qxF -e "flamestat/$version, $1, x86_64: installed" \
+		-e "flamestat, $version, $1, x86_64: installed" <<<"$status"
 }
 
 other=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -vx "$kver" | sort -V | tail -n 1)
-if [ -z "$other" ] || [ ! -f "$root/lib/modules/$other/build/Makefile" ]; then
+# (build is an absolute link on older suites: look from inside)
+if [ -z "$other" ] || ! in_root test -f "/lib/modules/$other/build/Makefile"; then
 	die "the tree has no second kernel with headers besides $kver (see the vm line)"
 fi
-other_pkgs=$(in_root dpkg-query -S "/lib/modules/$other/build" "/boot/vmlinuz-$other" |
-	cut -d: -f1 | tr -s ', ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+# Its packages are named after it: linux-image-, linux-headers- (and on
+# merged-/usr suites linux-binary-) RELEASE, with the flavour's
+# metapackages that depend on them: purged with them, or apt would rather
+# upgrade a metapackage (to a version the mirror may lack) than remove it.
+# shellcheck disable=SC2016 # dpkg-query's own ${Package} and ${Depends}
+other_pkgs=$(in_root dpkg-query -W -f='${Package}\t${Depends}\n' | awk -F '\t' -v s="-$other" '
+	function mine(p) { return p ~ /^linux-[a-z]+-/ && substr(p, length(p) - length(s) + 1) == s }
+	{ n = split($2, d, /[,|] */); meta = 0
+	  for (i = 1; i <= n; i++) { sub(/ .*/, "", d[i]); if (mine(d[i])) meta = 1 } }
+	mine($1) || (meta && $1 ~ /^linux-(image|headers)-[a-z]/) { print $1 }' | tr '\n' ' ')
+other_img=/boot/vmlinuz-$other
+[ -e "$root$other_img" ] || other_img=/usr/lib/modules/$other/vmlinuz
 
 mkdir -p "$root/var/tmp/debs"
 cp "$debs/flamestat_${version}_$arch.deb" "$debs/flamestat-dkms_${version}_all.deb" \
@@ -54,7 +67,7 @@ done
 step "kernel upgrade: dkms remove -k $other, then /etc/kernel/postinst.d/dkms $other"
 in_root dkms remove "flamestat/$version" -k "$other" || die "dkms remove -k $other failed"
 dkms_has "$other" && die "dkms remove -k $other left the module installed"
-in_root /etc/kernel/postinst.d/dkms "$other" "/boot/vmlinuz-$other" ||
+in_root /etc/kernel/postinst.d/dkms "$other" "$other_img" ||
 	die "the kernel's dkms hook failed for $other"
 dkms_has "$other" || die "the kernel's dkms hook did not install flamestat $version for $other"
 
@@ -66,6 +79,13 @@ in_root dkms status 2>/dev/null | grep -q ", $other," && die "purging $other lef
 find "$root/lib/modules/$other" -name 'flamestat.ko*' 2>/dev/null | grep -q . &&
 	die "purging $other left flamestat.ko in /lib/modules/$other"
 
+# What the guest tests expect of DKMS: from version 3 it signs what it
+# builds (openssl is installed), before that it does not.
+# shellcheck disable=SC2016 # dpkg-query's own ${Version}
+dkms_version=$(in_root dpkg-query -W -f='${Version}' dkms)
+dkms_signs=0
+[ "${dkms_version%%.*}" -ge 3 ] 2>/dev/null && dkms_signs=1
 mkdir -p "$root/etc/flamestat"
-printf 'FS_DEB_VERSION=%s\n' "$version" >"$root/etc/flamestat/deb.env"
+printf 'FS_DEB_VERSION=%s\nFS_DEB_DKMS_VERSION=%s\nFS_DEB_DKMS_SIGNS=%s\n' \
+	"$version" "$dkms_version" "$dkms_signs" >"$root/etc/flamestat/deb.env"
 step "done"

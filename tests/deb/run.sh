@@ -1,77 +1,193 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make check-deb` (and suite 60-deb): builds the flamestat and
-# flamestat-dkms packages with scripts/build-deb.sh (lintian included) and
-# checks what they hold; then boots a Debian rootfs guest (tests/vm/rootfs.sh)
-# into whose tree tests/deb/prepare.sh apt-installed them (DKMS builds the
-# module in the chroot, on installation and from the kernel-upgrade hook)
-# and runs tests/deb/guest/*.sh there: what got installed, modprobe,
-# flamestat record, refusal under enforced signatures, apt remove.
-# Prints PASS/FAIL lines as the suites do; exit status 1 on any failure.
+# `make check-deb` (and suite 60-deb): the Debian packages end to end, on
+# one or more Debian releases.
 #
-# The rootfs tree is cached in $FLAMESTAT_CACHE/rootfs: the first run
-# builds it (about 5 minutes, from the Debian archive of the host's apt sources).
+#   tests/deb/run.sh [SUITE...]
+#     SUITE  bookworm (the host's; the default), bullseye (5.10, dkms 2.8:
+#            no signing, no dh-dkms) or sid (7.x, the newest dkms);
+#            make check-deb runs all three, make check bookworm only
+#
+# For each suite: builds the flamestat and flamestat-dkms packages with
+# scripts/build-deb.sh there (the host's suite on the host, lintian
+# included, and what they hold is checked; another suite in its build
+# chroot, tests/lib/suite-chroot.sh, as a user of that release runs
+# `make deb`); then boots a rootfs guest of the suite (tests/vm/rootfs.sh,
+# the suite's own kernel plus a second one) into whose tree
+# tests/deb/prepare.sh apt-installed them (DKMS builds the module in the
+# chroot, on installation and from the kernel-upgrade hook) and runs
+# tests/deb/guest/*.sh there: what got installed, modprobe, flamestat
+# record, refusal under enforced signatures, apt remove. Prints PASS/FAIL
+# lines as the suites do (deb/ for bookworm, deb-SUITE/ for the others);
+# exit status 1 on any failure.
+#
+# Rootfs trees are cached in $FLAMESTAT_CACHE/rootfs, the build chroots in
+# $FLAMESTAT_CACHE/kernels: the first run builds them (about 5 minutes a
+# suite, from the Debian archive of the host's apt sources).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
 source "$(dirname "$0")/../lib/common.sh"
 
-out="$BUILD/check-deb"
-rm -rf "$out"
-mkdir -p "$out/debs"
 version=$(cat "$TOP/VERSION")
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
-dkms_deb="$out/debs/flamestat-dkms_${version}_all.deb"
-tool_deb="$out/debs/flamestat_${version}_$arch.deb"
+# shellcheck source=/dev/null
+host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=("$host_suite")
+for suite in "${suites[@]}"; do
+	case $suite in
+	bookworm | bullseye | sid) ;;
+	*) echo "tests/deb/run.sh: unknown suite '$suite' (bookworm, bullseye, sid)" >&2; exit 2 ;;
+	esac
+done
+out="$BUILD/check-deb"
+rm -rf "$out"
+mkdir -p "$out"
 rc=0
 
-t0=$SECONDS
-BUILD="$out" "$TOP/scripts/build-deb.sh" -o "$out/debs" >"$out/build-deb.log" 2>&1
-brc=$?
-if [ ! -f "$dkms_deb" ] || [ ! -f "$tool_deb" ]; then
-	fail deb/build "scripts/build-deb.sh made no packages (log: $out/build-deb.log)"
-	tail -n 30 "$out/build-deb.log" | sed 's/^/    /'
-	exit 1
-fi
-pass "deb/build ($((SECONDS - t0))s)"
-if [ $brc = 0 ]; then
-	pass deb/lintian
-else
-	fail deb/lintian "$(grep -E '^[EWIPX]: ' "$out/deb/lintian.log" | head -n 5 | tr '\n' '|')"
-	tail -n 30 "$out/build-deb.log" | sed 's/^/    /'
-	rc=1
-fi
+# contents LABEL DKMS_DEB TOOL_DEB: what the packages hold: every source
+# file of the module and the top-level dkms.conf for DKMS, its maintainer
+# scripts; the tool, every man page, the completion and the documentation.
+contents() {
+	local label=$1 dkms_deb=$2 tool_deb=$3 missing="" files src f m
+	files=$(dpkg-deb -c "$dkms_deb" | awk '{print $6}' | sed 's|^\./|/|')
+	src=/usr/src/flamestat-$version
+	for f in dkms.conf Kbuild kmod/Kbuild kmod/conftest.sh kmod/uapi/flamestat.h \
+		$(cd "$TOP" && git ls-files 'kmod/*.[ch]'); do
+		grep -qx "$src/$f" <<<"$files" || missing+="$src/$f "
+	done
+	dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - ".$src/dkms.conf" | cmp -s - "$TOP/dkms.conf" ||
+		missing+="(its dkms.conf differs from the top-level one) "
+	dpkg-deb -f "$dkms_deb" Depends | grep -q 'dkms' || missing+="(no Depends on dkms) "
+	dpkg-deb -I "$dkms_deb" postinst | grep -q 'common.postinst' || missing+="(no DKMS postinst) "
+	dpkg-deb -I "$dkms_deb" prerm | grep -q 'dkms remove' || missing+="(no DKMS prerm) "
+	files=$(dpkg-deb -c "$tool_deb" | awk '{print $6}' | sed 's|^\./|/|')
+	for f in /usr/bin/flamestat /usr/share/bash-completion/completions/flamestat \
+		/usr/share/doc/flamestat/SECURE-BOOT.md.gz /usr/share/doc/flamestat/copyright \
+		$(cd "$TOP/docs/man" && for m in *.[1-8]; do echo "/usr/share/man/man${m##*.}/$m.gz"; done); do
+		grep -qx "$f" <<<"$files" || missing+="$f "
+	done
+	if [ -z "$missing" ]; then
+		pass "$label/contents"
+	else
+		fail "$label/contents" "missing: $missing"
+		return 1
+	fi
+}
 
-# What the packages hold: every source file of the module and the top-level
-# dkms.conf for DKMS, its maintainer scripts; the tool, every man page,
-# the completion and the documentation.
-missing=""
-files=$(dpkg-deb -c "$dkms_deb" | awk '{print $6}' | sed 's|^\./|/|')
-src=/usr/src/flamestat-$version
-for f in dkms.conf Kbuild kmod/Kbuild kmod/conftest.sh kmod/uapi/flamestat.h \
-	$(cd "$TOP" && git ls-files 'kmod/*.[ch]'); do
-	grep -qx "$src/$f" <<<"$files" || missing+="$src/$f "
-done
-dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - ".$src/dkms.conf" | cmp -s - "$TOP/dkms.conf" ||
-	missing+="(its dkms.conf differs from the top-level one) "
-dpkg-deb -f "$dkms_deb" Depends | grep -q 'dkms' || missing+="(no Depends on dkms) "
-dpkg-deb -I "$dkms_deb" postinst | grep -q 'common.postinst' || missing+="(no DKMS postinst) "
-dpkg-deb -I "$dkms_deb" prerm | grep -q 'dkms remove' || missing+="(no DKMS prerm) "
-files=$(dpkg-deb -c "$tool_deb" | awk '{print $6}' | sed 's|^\./|/|')
-for f in /usr/bin/flamestat /usr/share/bash-completion/completions/flamestat \
-	/usr/share/doc/flamestat/SECURE-BOOT.md.gz /usr/share/doc/flamestat/copyright \
-	$(cd "$TOP/docs/man" && for m in *.[1-8]; do echo "/usr/share/man/man${m##*.}/$m.gz"; done); do
-	grep -qx "$f" <<<"$files" || missing+="$f "
-done
-if [ -z "$missing" ]; then pass deb/contents; else fail deb/contents "missing: $missing"; rc=1; fi
+# build_host LABEL DEBS: the packages built on the host, lintian clean.
+build_host() {
+	local label=$1 debs=$2 log=$2/../build-deb.log brc t0=$SECONDS
+	BUILD="$debs/.." "$TOP/scripts/build-deb.sh" -o "$debs" >"$log" 2>&1
+	brc=$?
+	if [ ! -f "$debs/flamestat-dkms_${version}_all.deb" ] || [ ! -f "$debs/flamestat_${version}_$arch.deb" ]; then
+		fail "$label/build" "scripts/build-deb.sh made no packages (log: $log)"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return 1
+	fi
+	pass "$label/build ($((SECONDS - t0))s)"
+	if [ $brc = 0 ]; then
+		pass "$label/lintian"
+	else
+		fail "$label/lintian" "$(grep -E '^[EWIPX]: ' "$debs/../deb/lintian.log" | head -n 5 | tr '\n' '|')"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+# build_in_suite SUITE LABEL DEBS: the packages built in SUITE's build
+# chroot from a clean copy of the tree, as `make deb` does on that
+# release: its compiler, libraries, debhelper and dh_dkms. Lintian is the
+# host's gate (build_host): another release's lintian knows other tags.
+build_in_suite() {
+	local suite=$1 label=$2 debs=$3 log=$3/../build-deb.log tree work src t0=$SECONDS r=0
+	suite_lock "$suite"
+	if ! tree=$(suite_chroot "$suite"); then
+		suite_unlock
+		fail "$label/build" "debootstrap of $suite failed"
+		return 1
+	fi
+	# In the chroot: the sources, build-deb.sh's work area, the packages.
+	work=/root/flamestat-deb-$$
+	src=$work/src
+	rm -rf "${tree:?}$work"
+	mkdir -p "$tree$src"
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		cpio -0 -pdm --quiet "$tree$src") || r=1
+	# apt-get build-dep DIR reads debian/control there: the release's own
+	# answer to our Build-Depends (bullseye: dh_dkms is in dkms 2.8).
+	[ $r = 0 ] && in_tree "$tree" sh -c "apt-get -o DPkg::Lock::Timeout=600 update -q &&
+		apt-get -o DPkg::Lock::Timeout=600 build-dep -y -q --no-install-recommends $src" >"$log" 2>&1 || r=1
+	[ $r = 0 ] && in_tree "$tree" sh -c "BUILD=$work/build $src/scripts/build-deb.sh --no-lintian -o $work/out" \
+		>>"$log" 2>&1 || r=1
+	# The guest tests' workload, against the release's own libc (one
+	# built on the host may need a newer one: bullseye has glibc 2.31).
+	[ $r = 0 ] && in_tree "$tree" make -C "$src/tests/workloads" O="$work/wl" "$work/wl/chain" \
+		>>"$log" 2>&1 || r=1
+	mkdir -p "$debs" "$debs/../build/workloads"
+	cp "$tree$work"/out/*.deb "$debs/" 2>/dev/null
+	cp "$tree$work/wl/chain" "$debs/../build/workloads/" 2>/dev/null
+	cp "$tree$work/build/deb/build.log" "$debs/../dpkg-buildpackage.log" 2>/dev/null
+	rm -rf "${tree:?}$work"
+	suite_unlock
+	if [ $r = 0 ] && [ -f "$debs/flamestat-dkms_${version}_all.deb" ] &&
+		[ -f "$debs/flamestat_${version}_$arch.deb" ] && [ -x "$debs/../build/workloads/chain" ]; then
+		pass "$label/build ($suite: $(dpkg-deb -f "$debs/flamestat_${version}_$arch.deb" Depends); $((SECONDS - t0))s)"
+	else
+		fail "$label/build" "scripts/build-deb.sh in the $suite chroot made no packages (log: $log)"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+# check_suite SUITE: build, then install and use the packages in a guest.
+check_suite() {
+	local suite=$1 label=deb dir debs second=""
+	[ "$suite" = "$host_suite" ] || label=deb-$suite
+	dir=$out/$suite
+	debs=$dir/debs
+	mkdir -p "$debs"
+	if [ "$suite" = "$host_suite" ]; then
+		build_host "$label" "$debs" || rc=1
+		[ -f "$debs/flamestat_${version}_$arch.deb" ] || return
+		contents "$label" "$debs/flamestat-dkms_${version}_all.deb" \
+			"$debs/flamestat_${version}_$arch.deb" || rc=1
+	else
+		build_in_suite "$suite" "$label" "$debs" || { rc=1; return; }
+	fi
+	# The guest's kernel and a second one with headers (tests/deb/prepare.sh:
+	# DKMS builds for both, the upgrade hook, then its removal): bookworm's
+	# default 6.1 with the 6.12 of bookworm-security; on the others the
+	# suite's own kernel and its cloud flavour.
+	case $suite in
+	"$host_suite") second="linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
+	*) second="linux-image-cloud-amd64 linux-headers-cloud-amd64" ;;
+	esac
+	local -a env=(FLAMESTAT_DEBS="$debs" FLAMESTAT_ROOTFS_PKGS="$second")
+	# Another release's guest gets the workload built there (BUILD/workloads).
+	[ "$suite" = "$host_suite" ] || env+=(FLAMESTAT_ROOTFS_SUITE="$suite" BUILD="$dir/build")
+	env "${env[@]}" "$TOP/tests/vm/run-tests.sh" --no-build --out "$dir/vm" \
+		"$TOP"/tests/deb/guest/[0-9]*.sh >"$dir/results" 2>"$dir/vm.log" || rc=1
+	sed -E "s#^(PASS|FAIL|SKIP) deb/#\1 $label/#" "$dir/results"
+	grep -qE '^(PASS|FAIL) ' "$dir/results" ||
+		{ fail "$label/guest" "the guest tests reported nothing (log: $dir/vm.log)"; rc=1; }
+}
 
 if ! make -s -j2 -C "$TOP/tests/workloads" O="$BUILD/workloads" >"$out/workloads.log" 2>&1; then
 	fail deb/workloads "make -C tests/workloads failed (log: $out/workloads.log)"
 	exit 1
 fi
-FLAMESTAT_DEBS="$out/debs" "$TOP/tests/vm/run-tests.sh" --no-build --out "$out/vm" \
-	"$TOP"/tests/deb/guest/[0-9]*.sh || rc=1
+if [ "${suites[*]}" != "$host_suite" ]; then
+	[ "$(id -u)" = 0 ] || { fail deb/setup "needs root (debootstrap, chroot)"; exit 1; }
+	# shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
+	. "$TOP/tests/lib/suite-chroot.sh"
+fi
+for suite in "${suites[@]}"; do
+	check_suite "$suite"
+done
 sc=$(check deb/shellcheck shellcheck -x "$TOP/scripts/build-deb.sh" "$TOP/tests/deb/run.sh" \
-	"$TOP/tests/deb/prepare.sh" "$TOP/tests/suites/60-deb.sh"
+	"$TOP/tests/deb/prepare.sh" "$TOP/tests/suites/60-deb.sh" "$TOP/tests/lib/suite-chroot.sh"
 	check deb/shellcheck-guest shellcheck -s sh -x "$TOP"/tests/deb/guest/*.sh)
 echo "$sc"
 grep -q '^FAIL ' <<<"$sc" && rc=1

@@ -28,6 +28,7 @@ export TOP
 FLAMESTAT_CACHE=${FLAMESTAT_CACHE:-/var/tmp/flamestat-cache}
 export FLAMESTAT_CACHE
 cache=$FLAMESTAT_CACHE/kernels
+# Rootfs guests of the matrix's runs share the suite chroots' downloads.
 export ROOTFS_DEBS=$cache/debs
 BUILD=${BUILD:-$TOP/tests/build}
 all=(bullseye bullseye-rt bookworm bookworm-rt bookworm-6.12 bookworm-6.12-rt
@@ -45,58 +46,14 @@ done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	50-libwork 74-hostile 92-fuzz 97-reload 98-hotplug)
-# shellcheck source=/dev/null
-host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
-mkdir -p "$ROOTFS_DEBS/partial"
-
-# in_tree TREE CMD...: CMD in the chroot TREE (/proc mounted: objtool
-# reads it), or on the host when TREE is /.
-in_tree() {
-	local tree=$1
-	shift
-	if [ "$tree" = / ]; then
-		DEBIAN_FRONTEND=noninteractive "$@"
-	else
-		"$TOP/tests/vm/rootfs.sh" chroot "$tree" "$@"
-	fi
-}
-
-# ensure_tree SUITE: prints the tree that builds for SUITE: / for the
-# host's own suite, else a chroot debootstrapped once.
-ensure_tree() {
-	local suite=$1 dir=$cache/$1 mirror
-	if [ "$suite" = "$host_suite" ]; then
-		echo /
-		return
-	fi
-	if [ ! -f "$dir/complete" ]; then
-		# The host's archive serves every suite.
-		mirror=$("$TOP/scripts/apt-archive.sh" main) || return 1
-		say "building the $suite chroot (debootstrap minbase + gcc, make, kmod, perl)"
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		# perl: W=1 runs the kernel's kernel-doc, a Perl script before 6.13
-		# that needs more than minbase's perl-base.
-		debootstrap --variant=minbase --include=make,gcc,libc6-dev,kmod,perl \
-			--cache-dir="$ROOTFS_DEBS" "$suite" "$dir/tree" "$mirror" \
-			>"$dir/debootstrap.log" 2>&1 || { tail -n 5 "$dir/debootstrap.log" >&2; return 1; }
-		"$TOP/scripts/apt-archive.sh" sources "$suite" >"$dir/tree/etc/apt/sources.list" ||
-			return 1
-		# The archive lets sid's Release file expire between pushes: apt
-		# in that chroot must not insist on its Valid-Until.
-		[ "$suite" != sid ] ||
-			echo 'Acquire::Check-Valid-Until "false";' >"$dir/tree/etc/apt/apt.conf.d/90flamestat-sid"
-		touch "$dir/complete"
-	fi
-	echo "$dir/tree"
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
+. "$TOP/tests/lib/suite-chroot.sh"
 
 # check_kernel NAME: build the module for it and run the guest tests.
 check_kernel() {
-	local name=$1 suite meta tree work krel img src log out ko flags lock
+	local name=$1 suite meta tree work krel img src log out ko flags
 	case $name in
 	bullseye | bookworm | trixie | sid) suite=$name meta=amd64 ;;
 	bullseye-rt | bookworm-rt | trixie-rt | sid-rt) suite=${name%-rt} meta=rt-amd64 ;;
@@ -107,11 +64,10 @@ check_kernel() {
 	# One debootstrap, apt and build per suite at a time: make check's
 	# suite 55-kernels and make check-kernels may run at once and share
 	# the chroots (the host's own suite included).
-	exec {lock}>"$cache/$suite.lock"
-	flock "$lock"
-	if ! tree=$(ensure_tree "$suite"); then
+	suite_lock "$suite"
+	if ! tree=$(suite_chroot "$suite"); then
 		echo "FAIL kernels/$name-chroot: debootstrap of $suite failed"
-		unlock
+		suite_unlock
 		return
 	fi
 	work=$cache/work/$name
@@ -127,7 +83,7 @@ check_kernel() {
 			echo \"version \$v cannot be installed; trying an older one\"
 		done; exit 1" >"$log" 2>&1; then
 		echo "FAIL kernels/$name-headers: no version of linux-headers-$meta installs (log: $log)"
-		unlock
+		suite_unlock
 		return
 	fi
 	# The release is the linux-headers-RELEASE among the dependencies
@@ -135,11 +91,11 @@ check_kernel() {
 	# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
 	krel=$(in_tree "$tree" dpkg-query -W -f='${Depends}' "linux-headers-$meta" |
 		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
-	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; unlock; return; }
+	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; suite_unlock; return; }
 	img=$cache/images/$krel
 	if [ ! -f "$img/boot/vmlinuz-$krel" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then
 		echo "FAIL kernels/$name-image: cannot fetch linux-image-$krel (log: $log)"
-		unlock
+		suite_unlock
 		return
 	fi
 
@@ -157,19 +113,19 @@ check_kernel() {
 	if ! in_tree "$tree" make -C "/lib/modules/$krel/build" M="${src#"${tree%/}"}" W=1 \
 		FLAMESTAT_VERSION=test modules >"$work/build.log" 2>&1; then
 		echo "FAIL kernels/$name-build: $krel: $(grep -m3 -iE 'error|can.t locate' "$work/build.log" | tr '\n' '|') (log: $work/build.log)"
-		unlock
+		suite_unlock
 		return
 	fi
 	if grep -q 'warning:' "$work/build.log"; then
 		echo "FAIL kernels/$name-build: $krel: W=1 warnings: $(grep -m3 'warning:' "$work/build.log" | tr '\n' '|')"
-		unlock
+		suite_unlock
 		return
 	fi
 	ko=$src/kmod/flamestat.ko
 	# The API the feature tests found (kmod/conftest.sh), for docs/COMPAT.md.
 	flags=$(tr ' ' '\n' <"$src/kmod/.main.o.cmd" | sed -n 's/^-DFST_HAVE_//p' | sort -u | tr '\n' ' ')
 	echo "PASS kernels/$name-build ($krel, gcc $(in_tree "$tree" gcc -dumpfullversion); found: ${flags% })"
-	unlock
+	suite_unlock
 
 	out=$BUILD/kernels/$name
 	local -a tests=()
@@ -183,11 +139,6 @@ check_kernel() {
 	grep -qE '^(PASS|FAIL) ' "$out.results" ||
 		echo "FAIL kernels/$name-guest: the guest tests reported nothing (log: $out.log)"
 	rm -rf "$src"
-}
-
-unlock() {
-	flock -u "$lock"
-	exec {lock}>&-
 }
 
 # fetch_image TREE KREL DIR: the kernel and its modules, unpacked into DIR

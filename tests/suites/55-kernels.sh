@@ -9,3 +9,5 @@
 source "$(dirname "$0")/../lib/common.sh"
 
 "$TOP/tests/kernels/run.sh" --core bullseye bookworm-6.12-rt sid
+check kernels/shellcheck shellcheck -x "$TOP/tests/kernels/run.sh" "$TOP/tests/lib/suite-chroot.sh" \
+	"$TOP/tests/suites/55-kernels.sh"

@@ -6,8 +6,8 @@
 #
 #   tests/vm/rootfs.sh tree [-k KVER] [-p "PKG..."]...
 #       Prints the directory of the cached tree (building it if needed):
-#       debootstrap --variant=minbase bookworm, sources.list with bookworm,
-#       bookworm-updates and bookworm-security, then apt-get install of
+#       debootstrap --variant=minbase SUITE, sources.list with SUITE,
+#       SUITE-updates and SUITE-security, then apt-get install of
 #       linux-image-KVER linux-headers-KVER kmod libelf1 and the packages.
 #       Read-only for callers: copy it (the image command does).
 #   tests/vm/rootfs.sh image -o OUTDIR [-k KVER] [-p "PKG..."]... [-x SCRIPT]...
@@ -27,8 +27,13 @@
 #       mount namespace (gone when CMD exits), services prevented from
 #       starting, DEBIAN_FRONTEND=noninteractive.
 #
-# -k: the guest kernel release (default: the module's vermagic, as for the
-# initramfs). -p may repeat; packages are space- or comma-separated.
+# SUITE is bookworm, or $FLAMESTAT_ROOTFS_SUITE (tests/deb/run.sh: bullseye,
+# sid). -k: the guest kernel release (default: the module's vermagic, as
+# for the initramfs; with FLAMESTAT_ROOTFS_SUITE, the suite's own kernel:
+# whatever release its linux-image-amd64 and linux-headers-amd64 install).
+# -p may repeat; packages are space- or comma-separated;
+# $FLAMESTAT_ROOTFS_PKGS are added to them (tests/deb/run.sh: a second
+# kernel of the suite).
 # Trees live in $FLAMESTAT_CACHE/rootfs/KEY/, KEY a hash of the builder
 # version, the release, the kernel and the sorted package list; downloaded
 # .debs are shared in $FLAMESTAT_CACHE/rootfs/debs. Needs root.
@@ -37,18 +42,19 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 # Bump when trees built by an older version of this script must not be reused.
-ROOTFS_BUILDER=1
-SUITE=bookworm
-# The archives of the host's own apt sources (no archive is named here).
-MIRROR=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" main) || exit 1
-SECURITY=$(SUITE=$SUITE "$TOP/scripts/apt-archive.sh" security) || exit 1
+ROOTFS_BUILDER=3
+SUITE=${FLAMESTAT_ROOTFS_SUITE:-bookworm}
+# The archives of the host's own apt sources (no archive is named here);
+# they serve every suite.
+MIRROR=$("$TOP/scripts/apt-archive.sh" main) || exit 1
+SECURITY=$("$TOP/scripts/apt-archive.sh" security) || exit 1
 CACHE="$FLAMESTAT_CACHE/rootfs"
 # Downloaded .debs, shared by every tree; ROOTFS_DEBS gives a chroot of
 # another user (tests/fresh) a cache of its own, so that two apt runs never
 # wait for each other's lock on it.
 DEBS=${ROOTFS_DEBS:-$CACHE/debs}
 
-usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # rootfs_chroot ROOT CMD...: see the chroot command above.
 rootfs_chroot() {
@@ -96,11 +102,63 @@ tree_key() {
 		sha256sum | cut -c1-16
 }
 
-# build_tree KVER PKGS DIR: debootstrap and install into DIR/tree.
+# The kernel image of release $2 in the tree $1: /boot/vmlinuz-KVER, or
+# usr/lib/modules/KVER/vmlinuz where the suite's kernel packages keep it
+# there only (merged /usr: sid).
+tree_vmlinuz() {
+	local f
+	for f in "$1/boot/vmlinuz-$2" "$1/usr/lib/modules/$2/vmlinuz"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# apt_install ROOT LOG PKG...: apt-get install the packages in ROOT. A
+# mirror may list a version whose files it lacks (seen: bullseye-security's
+# kernel metapackages, 404): then the requested packages at that version
+# step down to their next older version, up to 5 times.
+apt_install() {
+	local root=$1 log=$2 try bad p name cand older changed
+	shift 2
+	local -a want=("$@") next
+	for try in 1 2 3 4 5; do
+		if rootfs_chroot "$root" apt-get install -y -q --no-install-recommends "${want[@]}" \
+			>"$log.try" 2>&1; then
+			cat "$log.try" >>"$log"
+			return 0
+		fi
+		cat "$log.try" >>"$log"
+		bad=$(sed -n 's/^E: Failed to fetch .*_\([^_]*\)_[a-z0-9]*\.deb  *404.*/\1/p' "$log.try" | sort -u)
+		[ -n "$bad" ] || return 1
+		next=() changed=0
+		for p in "${want[@]}"; do
+			name=${p%%=*} cand=${p#*=}
+			[ "$cand" != "$p" ] ||
+				cand=$(rootfs_chroot "$root" apt-cache policy "$name" | sed -n 's/^ *Candidate: //p')
+			if grep -qxF -- "$cand" <<<"$bad"; then
+				older=$(rootfs_chroot "$root" apt-cache madison "$name" | awk '{print $3}' |
+					awk -v c="$cand" 'f && $0 != c { print; exit } $0 == c { f = 1 }')
+				[ -n "$older" ] || return 1
+				echo "rootfs: $name $cand is listed but missing on the mirror (try $try): taking $older" >>"$log"
+				p=$name=$older changed=1
+			fi
+			next+=("$p")
+		done
+		[ $changed = 1 ] || return 1
+		want=("${next[@]}")
+	done
+	return 1
+}
+
+# build_tree KVER PKGS DIR: debootstrap and install into DIR/tree. KVER
+# "suite" installs the suite's kernel metapackages, and DIR/kver says the
+# release they brought.
 build_tree() {
-	local kver=$1 pkgs=$2 dir=$3 root=$3/tree log=$3/build.log
+	local kver=$1 pkgs=$2 dir=$3 root=$3/tree log=$3/build.log kpkgs
 	local -a all
-	mapfile -t all < <(pkg_list "linux-image-$kver linux-headers-$kver kmod libelf1" "$pkgs")
+	kpkgs="linux-image-$kver linux-headers-$kver"
+	[ "$kver" != suite ] || kpkgs="linux-image-amd64 linux-headers-amd64"
+	mapfile -t all < <(pkg_list "$kpkgs kmod libelf1" "$pkgs")
 	vm_msg "rootfs: building a $SUITE tree for $kver with: ${all[*]} (log: $log)"
 	mkdir -p "$DEBS/partial"
 	if ! debootstrap --variant=minbase --cache-dir="$DEBS" "$SUITE" "$root" "$MIRROR" \
@@ -108,27 +166,44 @@ build_tree() {
 		tail -n 20 "$log" >&2
 		vm_die "rootfs: debootstrap failed (log: $log)"
 	fi
-	# The guest kernel and its headers are in bookworm-security.
-	env SUITE="$SUITE" "$TOP/scripts/apt-archive.sh" sources "$SUITE" >"$root/etc/apt/sources.list" ||
+	# The guest kernel and its headers are in SUITE-security.
+	"$TOP/scripts/apt-archive.sh" sources "$SUITE" >"$root/etc/apt/sources.list" ||
 		vm_die "rootfs: no $SUITE archive in the host's apt sources"
 	echo flamestat-guest >"$root/etc/hostname"
-	if ! { rootfs_chroot "$root" apt-get update -q &&
-		rootfs_chroot "$root" apt-get install -y -q --no-install-recommends "${all[@]}"; } \
-		>>"$log" 2>&1; then
+	# Newer suites (sid) make the initrd with dracut, which by default
+	# takes only the drivers of the machine it runs on: this host's root,
+	# not the guest's ext4 on virtio. A generic initrd boots anywhere.
+	mkdir -p "$root/etc/dracut.conf.d"
+	printf '# flamestat guest: boots under QEMU from an ext4 /dev/vda\nhostonly="no"\n' \
+		>"$root/etc/dracut.conf.d/90-flamestat-guest.conf"
+	if ! rootfs_chroot "$root" apt-get update -q >>"$log" 2>&1 ||
+		! apt_install "$root" "$log" "${all[@]}"; then
 		tail -n 20 "$log" >&2
 		vm_die "rootfs: apt-get in the tree failed (log: $log)"
 	fi
-	if [ ! -f "$root/boot/vmlinuz-$kver" ] || [ ! -f "$root/boot/initrd.img-$kver" ]; then
-		vm_die "rootfs: no /boot/vmlinuz-$kver or initrd.img-$kver in the tree (log: $log)"
+	if [ "$kver" = suite ]; then
+		# The release is the linux-headers-RELEASE among the metapackage's
+		# dependencies (sid's also depends on linux-base-FLAVOUR).
+		# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
+		kver=$(rootfs_chroot "$root" dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+			tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+		[ -n "$kver" ] || vm_die "rootfs: no kernel release behind $SUITE's linux-headers-amd64"
+		echo "$kver" >"$dir/kver"
 	fi
-	[ -f "$root/lib/modules/$kver/build/Makefile" ] ||
+	if ! tree_vmlinuz "$root" "$kver" >/dev/null || [ ! -f "$root/boot/initrd.img-$kver" ]; then
+		vm_die "rootfs: no vmlinuz-$kver or initrd.img-$kver in the tree (log: $log)"
+	fi
+	# build is an absolute link on older suites: look from inside.
+	rootfs_chroot "$root" test -f "/lib/modules/$kver/build/Makefile" ||
 		vm_die "rootfs: no headers for $kver in the tree (log: $log)"
 	rootfs_chroot "$root" dpkg-query -W >"$dir/manifest"
 }
 
-# ensure_tree KVER PKGS: prints the cached tree's directory, built if missing.
+# ensure_tree KVER PKGS: prints the cached tree's directory, built if
+# missing; its kernel release is in the file kver beside it.
 ensure_tree() {
 	local kver=$1 pkgs=$2 key dir
+	pkgs=$(pkg_list "$pkgs" "${FLAMESTAT_ROOTFS_PKGS:-}")
 	key=$(tree_key "$kver" "$pkgs")
 	dir="$CACHE/$key"
 	mkdir -p "$CACHE"
@@ -149,6 +224,18 @@ ensure_tree() {
 	echo "$dir/tree"
 }
 
+# default_kver KVER: KVER, or when empty the module's vermagic (bookworm)
+# or "suite" (another suite: its own kernel, see build_tree).
+default_kver() {
+	if [ -n "$1" ]; then
+		echo "$1"
+	elif [ -n "${FLAMESTAT_ROOTFS_SUITE:-}" ]; then
+		echo suite
+	else
+		vm_kver
+	fi
+}
+
 cmd_tree() {
 	local kver="" pkgs=()
 	local OPTIND opt
@@ -162,8 +249,7 @@ cmd_tree() {
 	done
 	shift $((OPTIND - 1))
 	[ $# = 0 ] || vm_die "rootfs tree: unexpected argument '$1'"
-	[ -n "$kver" ] || kver=$(vm_kver)
-	ensure_tree "$kver" "$(pkg_list "${pkgs[@]}")"
+	ensure_tree "$(default_kver "$kver")" "$(pkg_list "${pkgs[@]}")"
 }
 
 cmd_image() {
@@ -184,10 +270,11 @@ cmd_image() {
 	done
 	shift $((OPTIND - 1))
 	[ -n "$out" ] || vm_die "rootfs image: -o OUTDIR is required"
-	[ -n "$kver" ] || kver=$(vm_kver)
+	kver=$(default_kver "$kver")
 	[ -z "$size" ] || [[ $size =~ ^[0-9]+$ ]] || vm_die "rootfs image: -s takes MiB"
 	local tree root s used
 	tree=$(ensure_tree "$kver" "$(pkg_list "${pkgs[@]}")") || exit 1
+	kver=$(cat "$(dirname "$tree")/kver")
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	root="$out/root"
@@ -204,7 +291,7 @@ cmd_image() {
 		rm -rf "$root"
 		vm_die "rootfs image: adding the harness failed"
 	fi
-	if ! cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz" ||
+	if ! cp "$(tree_vmlinuz "$root" "$kver")" "$out/vmlinuz" ||
 		! cp "$root/boot/initrd.img-$kver" "$out/initrd.img"; then
 		vm_die "rootfs image: no kernel or initrd for $kver in the tree"
 	fi

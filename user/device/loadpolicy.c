@@ -147,6 +147,30 @@ static int signer_key_loaded(const char *signer)
 	return found;
 }
 
+/*
+ * Fills dkms_version and dkms_signs from 'dkms --version' ("dkms-3.0.10"):
+ * signing came with DKMS 3, so an unsigned module asks for different
+ * advice under DKMS 2.
+ */
+static void read_dkms(struct fs_load_policy *p)
+{
+	char out[256];
+	const char *v;
+	int rc;
+
+	p->dkms_signs = FS_UNKNOWN;
+	rc = fs_run_capture((char *const[]){ "dkms", "--version", NULL }, 1,
+			    out, sizeof(out));
+	if (rc != 0)
+		return;
+	v = out + strcspn(out, "0123456789");
+	if (!*v)
+		return;
+	snprintf(p->dkms_version, sizeof(p->dkms_version), "%.*s",
+		 (int)strspn(v, "0123456789."), v);
+	p->dkms_signs = atoi(v) >= 3 ? FS_YES : FS_NO;
+}
+
 /* Fills installed, path, version and signer from modinfo. */
 static void read_module(struct fs_load_policy *p, const char *module)
 {
@@ -181,6 +205,8 @@ static void read_module(struct fs_load_policy *p, const char *module)
 	}
 	if (p->signer[0])
 		p->signer_known = signer_key_loaded(p->signer);
+	else
+		read_dkms(p);
 }
 
 void fs_load_policy_read(struct fs_load_policy *p, const char *module)
@@ -190,6 +216,7 @@ void fs_load_policy_read(struct fs_load_policy *p, const char *module)
 
 	memset(p, 0, sizeof(*p));
 	p->signer_known = FS_UNKNOWN;
+	p->dkms_signs = FS_UNKNOWN;
 	read_secure_boot(p);
 
 	/* "none [integrity] confidentiality": the bracketed one is in force. */
@@ -255,6 +282,11 @@ int fs_load_policy_refusal(const struct fs_load_policy *p, char *buf,
 		snprintf(buf, size, "%s: the module must be signed by a key the kernel trusts (see %s)",
 			 why, SECURE_BOOT_DOC);
 		return FS_UNKNOWN;
+	}
+	if (!p->signer[0] && p->dkms_signs == FS_NO) {
+		snprintf(buf, size, "%s and %s is not signed: DKMS %s does not sign modules (DKMS 3 does): sign it with the kernel's sign-file and a key you enroll with 'mokutil --import', or give DKMS a sign_tool (see %s)",
+			 why, p->path, p->dkms_version, SECURE_BOOT_DOC);
+		return checks == FS_YES ? FS_YES : FS_UNKNOWN;
 	}
 	if (!p->signer[0]) {
 		snprintf(buf, size, "%s and %s is not signed: let DKMS sign it (install openssl, then reinstall flamestat-dkms) and enroll DKMS's key with 'mokutil --import %s' (see %s)",

@@ -27,6 +27,12 @@ struct fs_load_policy {
 	char version[64];
 	char signer[256];		/* "" when unsigned */
 	int signer_known;		/* a key of the signer's name is loaded */
+	/*
+	 * Read for an unsigned module only: DKMS 3 signs what it builds,
+	 * DKMS 2 (Debian 11, Ubuntu 20.04) does not; FS_UNKNOWN: no dkms.
+	 */
+	int dkms_signs;
+	char dkms_version[32];
 };
 
 /*

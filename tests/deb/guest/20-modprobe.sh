@@ -4,7 +4,7 @@
 # sees the packaged version, modprobe -r unloads it. group= from
 # /etc/modprobe.d (flamestat(4)) applies when the tool loads the module:
 # the group's members read the device, no udev rule involved.
-# vm: name=deb rootfs="dkms openssl linux-image-6.12-amd64 linux-headers-6.12-amd64" prepare=tests/deb/prepare.sh bare=1
+# vm: name=deb rootfs="dkms openssl" prepare=tests/deb/prepare.sh bare=1
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
 . /tests/lib.sh

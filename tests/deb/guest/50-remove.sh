@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # apt remove takes the module out of the kernel (dkms remove), the
 # sources, DKMS's records and the tool, and leaves nothing for purge.
-# vm: name=deb rootfs="dkms openssl linux-image-6.12-amd64 linux-headers-6.12-amd64" prepare=tests/deb/prepare.sh bare=1
+# vm: name=deb rootfs="dkms openssl" prepare=tests/deb/prepare.sh bare=1
 # timeout: 180
 # shellcheck source-path=SCRIPTDIR source=../../guest/lib.sh
 . /tests/lib.sh
