@@ -45,7 +45,14 @@ bad=$(awk '{s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";")
 	for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) {c++; break}} END {print c + 0}' "$FS_TMP/kernel.folded")
 expect_eq "user_stacks=0: only kernel frames" "$bad" 0
 expect_ge "user_stacks=0: syscalls' kernel side recorded" "$(fs_sum "$FS_TMP/kernel.folded" '^syscalls;.*read_[a-z_]*_\[k\]')" 100
-expect_ge "user_stacks=0: chain's user time counted as mode" "$(fs_stat dropped_mode)" 500
+# chain spins in user mode on one of the two CPUs: a quarter of the
+# samples taken at least (a ratio: a starved vCPU takes fewer samples, and
+# counts the periods it missed as overruns instead).
+mode=$(fs_stat dropped_mode)
+taken=$(fs_stat samples)
+log "user_stacks=0: $mode of $taken samples dropped as user mode"
+expect_ge "user_stacks=0: chain's user time counted as mode (>= 1/4 of the samples)" $((mode * 4)) "$taken"
+expect_ge "user_stacks=0: samples taken" "$taken" 100
 check "unload" fs_unload
 wl_wait
 

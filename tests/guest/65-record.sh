@@ -52,12 +52,22 @@ grep -E '\+0x|unknown|anon' "$FS_TMP/short.frames" | sort -rn | head -n 5 | sed 
 expect_ge "record: short-lived children sampled" "$all" 500
 expect_ge "record: >= 95% of short-lived user frames named (x100 vs x95)" $(((all - unnamed) * 100)) $((all * 95))
 chain=$(fs_sum "$FS_TMP/short.folded" '^shortlived;(.*;)?main;child_main;child_work;child_leaf$')
-# Each child spins 10 ms of CPU time, reading its CPU clock with a system
-# call between child_leaf calls: on the debug kernel that call takes most
-# of the time, so fewer samples end in child_leaf.
-want_chain=500
-fs_debug_kernel && want_chain=200
-expect_ge "record: exited children resolve to child_main;child_work;child_leaf" "$chain" "$want_chain"
+work=$(fs_sum "$FS_TMP/short.folded" '^shortlived;(.*;)?main;child_main(;.*)?$')
+log "short-lived workload: $chain of the $work samples under child_main end in child_main;child_work;child_leaf"
+# Each child spins 10 ms of CPU time in child_leaf, reading its CPU clock
+# with a system call in between. Ratios of the children's samples, not
+# counts, and not of all samples: exec and ld.so take most of a child's
+# life under TCG, more on a busy host, and a vCPU the host starves takes
+# fewer samples. On the debug kernel the clock call takes most of the
+# time; its share there is not measured yet, so that run keeps its count.
+expect_ge "record: the children's work sampled, under main;child_main" "$work" 100
+if fs_debug_kernel; then
+	expect_ge "record: exited children resolve to child_main;child_work;child_leaf" "$chain" 200
+else
+	# (93% unloaded, 82% with three CPU hogs on the 2-core host)
+	expect_ge "record: exited children resolve to child_main;child_work;child_leaf (>= 2/3 of their work)" \
+		$((chain * 3)) $((work * 2))
+fi
 
 # -p: only that process.
 wl_bg chain 6
@@ -65,7 +75,9 @@ target=$!
 wl_bg threads 6
 check "record -p" $FS record -q -p "$target" -d 2 -o "$FS_TMP/pid.folded"
 expect_eq "record -p: only chain" "$(grep -cv '^chain;' "$FS_TMP/pid.folded")" 0
-expect_ge "record -p: chain recorded" "$(fs_sum "$FS_TMP/pid.folded" '^chain;')" 300
+# (2 s of one busy CPU: about 2,000 samples; 256 seen with the host
+# oversubscribed, so the floor is what shows -p records its target)
+expect_ge "record -p: chain recorded" "$(fs_sum "$FS_TMP/pid.folded" '^chain;')" 100
 wl_wait
 
 # -K: only kernel frames; -U: no kernel frames.
