@@ -3,10 +3,22 @@
  * Read the GNU build-id note of a mapped ELF file (process context), so the
  * tool can find the right symbols later even if the file is replaced. The
  * kernel's build_id_parse() is not exported, and it reads the page cache
- * through a VMA; this reads the file, which needs no mmap_lock.
+ * through a VMA; this reads the file's page cache directly, which needs no
+ * mmap_lock.
+ *
+ * Only pages already in the page cache and up to date are read: never any
+ * I/O. A file on FUSE or NFS whose server stopped answering, or on a
+ * failing disk, would otherwise block the scan worker, and with it every
+ * reader and rmmod, for as long as the server stays away. The pages that
+ * hold the ELF header, the program headers and the notes are nearly always
+ * cached: exec and ld.so read them, and the process runs from the same
+ * file. When they are not, the file gets no build-id (-EAGAIN), counted in
+ * the stats; it keeps its path and offsets.
  */
 #include <linux/elf.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -27,11 +39,40 @@ struct fst_phdr {
 	u64 align;
 };
 
+/*
+ * Copies @len bytes at @pos of @file from its page cache: 0, -EAGAIN when a
+ * page is not cached or not up to date (nothing is read from the device),
+ * or -EIO past the end of the file. pagecache_get_page() without FGP flags
+ * only looks the page up, on every kernel from 5.10 to 7.x. 64-bit kernels
+ * have no highmem: every page-cache page is in the direct map.
+ */
 static int fst_read_exact(struct file *file, void *buf, size_t len, loff_t pos)
 {
-	ssize_t n = kernel_read(file, buf, len, &pos);
+	struct address_space *mapping = file->f_mapping;
+	u8 *dst = buf;
 
-	return n == (ssize_t)len ? 0 : -EIO;
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_HIGHMEM));
+	if (pos < 0 || pos + len > i_size_read(file_inode(file)))
+		return -EIO;
+	while (len) {
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		struct page *page;
+
+		page = pagecache_get_page(mapping, pos >> PAGE_SHIFT, 0, 0);
+		if (!page)
+			return -EAGAIN;
+		if (!PageUptodate(page)) {
+			put_page(page);
+			return -EAGAIN;
+		}
+		memcpy(dst, (u8 *)page_address(page) + off, n);
+		put_page(page);
+		dst += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
 }
 
 static bool fst_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
@@ -69,8 +110,12 @@ static bool fst_parse_notes(const u8 *p, size_t len, u64 align, u8 *id,
  * @id: where the build-id goes, FLAMESTAT_BUILD_ID_SIZE bytes
  * @size: its length
  *
- * Context: process context; reads the file.
- * Return: 0 with the build-id in @id, or -errno.
+ * Reads regular files only, and only what their page cache holds.
+ *
+ * Context: process context; allocates, never waits for I/O.
+ * Return: 0 with the build-id in @id; -EAGAIN when a page it needs is not
+ * in the page cache; -ENOENT without a build-id note; another -errno when
+ * the file is no ELF file we read.
  */
 int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 {
@@ -85,15 +130,20 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 	int err;
 
 	*size = 0;
-	if (fst_read_exact(file, &eh, sizeof(eh.e32), 0) ||
-	    memcmp(eh.e32.e_ident, ELFMAG, SELFMAG) ||
+	if (!S_ISREG(file_inode(file)->i_mode))
+		return -ENOEXEC;
+	err = fst_read_exact(file, &eh, sizeof(eh.e32), 0);
+	if (err)
+		return err == -EAGAIN ? err : -ENOEXEC;
+	if (memcmp(eh.e32.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e32.e_ident[EI_DATA] != ELFDATA2LSB)
 		return -ENOEXEC;
 	is64 = eh.e32.e_ident[EI_CLASS] == ELFCLASS64;
 	if (!is64 && eh.e32.e_ident[EI_CLASS] != ELFCLASS32)
 		return -ENOEXEC;
-	if (is64 && fst_read_exact(file, &eh, sizeof(eh.e64), 0))
-		return -ENOEXEC;
+	err = is64 ? fst_read_exact(file, &eh, sizeof(eh.e64), 0) : 0;
+	if (err)
+		return err == -EAGAIN ? err : -ENOEXEC;
 
 	phnum = is64 ? eh.e64.e_phnum : eh.e32.e_phnum;
 	if (!phnum || phnum > FST_MAX_PHDRS)
@@ -133,10 +183,14 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 	err = -ENOENT;
 	for (i = 0; i < phnum; i++) {
 		size_t len = min_t(u64, ph[i].filesz, FST_MAX_NOTES);
+		int rc;
 
 		if (ph[i].type != PT_NOTE || len < 12)
 			continue;
-		if (fst_read_exact(file, buf, len, ph[i].offset))
+		rc = fst_read_exact(file, buf, len, ph[i].offset);
+		if (rc == -EAGAIN)
+			err = rc;	/* unless a cached note has it */
+		if (rc)
 			continue;
 		if (fst_parse_notes(buf, len, ph[i].align, id, size)) {
 			err = 0;

@@ -33,6 +33,7 @@
 
 #ifndef FST_HAVE_MMAP_LOCK
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
+#define mmap_read_trylock(mm)	down_read_trylock(&(mm)->mmap_sem)
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_sem)
 #endif
 

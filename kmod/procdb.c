@@ -6,10 +6,12 @@
  *
  * The hard-irq side only looks an mm up in a lock-free index or claims a
  * slot for it with cmpxchg, pins it (mmget_not_zero, mmgrab: atomics) and
- * queues the scan worker. Everything that sleeps -- mmap_read_lock, d_path,
- * reading build-ids, mmput, mmdrop -- happens in process context under
- * db->lock. Slots are never reused before the whole database is dropped
- * (at reset or unload), which keeps proc ids stable for readers.
+ * queues the scan worker. Everything that sleeps -- mmap_read_trylock,
+ * d_path, reading build-ids from the page cache, mmdrop -- happens in
+ * process context under db->lock; nothing there waits for a filesystem
+ * (no file I/O, no mmap_lock wait, the last mmput deferred). Slots are
+ * never reused before the whole database is dropped (at reset or unload),
+ * which keeps proc ids stable for readers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -132,8 +134,9 @@ static void fst_procdb_release(struct kref *ref)
 		struct fst_proc *p = &db->procs[i];
 
 		if (p->mm) {
+			/* Not at rmmod's expense: see fst_proc_scan(). */
 			if (test_bit(FST_PROC_PINNED, &p->bits))
-				mmput(p->mm);
+				mmput_async(p->mm);
 			mmdrop(p->mm);
 		}
 		kfree(rcu_dereference_protected(p->maps, 1));
@@ -350,6 +353,27 @@ static bool fst_mem_charge(struct fst_procdb *db, long bytes)
 	return true;
 }
 
+/*
+ * db->lock held: (re)reads @f's build-id from @file's page cache. A note
+ * that is not cached is counted, and looked for again when a later scan
+ * meets the file (fst_read_build_id() never waits for I/O).
+ */
+static void fst_file_read_build_id(struct fst_procdb *db, struct fst_file *f,
+				   struct file *file)
+{
+	int err = fst_read_build_id(file, f->build_id, &f->build_id_size);
+
+	if (err)
+		f->build_id_size = 0;
+	if (err == -EAGAIN && !f->build_id_uncached) {
+		f->build_id_uncached = true;
+		WRITE_ONCE(db->nr_buildid_uncached, db->nr_buildid_uncached + 1);
+	} else if (err != -EAGAIN && f->build_id_uncached) {
+		f->build_id_uncached = false;
+		WRITE_ONCE(db->nr_buildid_uncached, db->nr_buildid_uncached - 1);
+	}
+}
+
 /* db->lock held: the file record for @file, created on first sight. */
 static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 {
@@ -361,9 +385,14 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 	size_t len;
 
 	lockdep_assert_held(&db->lock);
-	hlist_for_each_entry(f, &db->files_hash[h], node)
-		if (f->dev == dev && f->ino == ino)
-			return f->id;
+	hlist_for_each_entry(f, &db->files_hash[h], node) {
+		if (f->dev != dev || f->ino != ino)
+			continue;
+		/* Its pages may be cached by now: looking costs no I/O. */
+		if (f->build_id_uncached)
+			fst_file_read_build_id(db, f, file);
+		return f->id;
+	}
 	if (db->nr_files >= db->max_files)
 		return 0;
 
@@ -388,8 +417,7 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 	__putname(buf);
 	f->dev = dev;
 	f->ino = ino;
-	if (fst_read_build_id(file, f->build_id, &f->build_id_size))
-		f->build_id_size = 0;
+	fst_file_read_build_id(db, f, file);
 	f->id = db->nr_files + 1;
 	db->files[db->nr_files] = f;
 	hlist_add_head(&f->node, &db->files_hash[h]);
@@ -513,7 +541,19 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 			set_bit(FST_PROC_NOMAPS, &p->bits);
 		return;
 	}
-	mmap_read_lock(mm);
+	/*
+	 * Never wait for the mmap_lock with db->lock held: its holder may be
+	 * stuck on a filesystem (a fault on a FUSE or NFS file whose server is
+	 * gone), and every reader waits for db->lock. A busy address space is
+	 * scanned again on the next pass; our reference, kept as the pin,
+	 * holds its mappings until then, even if it exits meanwhile.
+	 */
+	if (!mmap_read_trylock(mm)) {
+		set_bit(FST_PROC_PINNED, &p->bits);
+		set_bit(FST_PROC_SCAN, &p->bits);
+		WRITE_ONCE(db->nr_maps_busy, db->nr_maps_busy + 1);
+		return;
+	}
 	fst_for_each_vma(iter, mm, vma) {
 		const char *name;
 
@@ -537,7 +577,12 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 		n++;
 	}
 	mmap_read_unlock(mm);
-	mmput(mm);
+	/*
+	 * Ours may be the last reference of an exited process: its teardown
+	 * (exit_mmap, the files' last fput) runs in a worker of its own, not
+	 * under db->lock.
+	 */
+	mmput_async(mm);
 
 	for (i = 0; i < n; i++) {
 		if (!v[i].file)

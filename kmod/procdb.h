@@ -30,6 +30,7 @@ struct fst_file {
 	u8 build_id[FLAMESTAT_BUILD_ID_SIZE];
 	u64 dev;
 	u64 ino;
+	bool build_id_uncached;	/* its note's pages were not in the page cache */
 	struct hlist_node node;	/* in procdb->files_hash */
 	char path[];
 };
@@ -105,6 +106,9 @@ struct fst_procdb {
 	u32 max_files;
 	atomic_long_t mem_used;	/* bytes of maps and files */
 	long mem_max;
+	/* Written under lock, read racily by the stats. */
+	u32 nr_buildid_uncached; /* files whose build-id was not cached */
+	u64 nr_maps_busy;	/* scans put off: the mmap_lock was taken */
 };
 
 /*

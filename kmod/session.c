@@ -398,6 +398,8 @@ void fst_get_stats(struct flamestat_stats *st)
 	db = s->procdb;
 	st->procs = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 	st->procs_max = db->max_procs;
+	st->buildid_uncached = READ_ONCE(db->nr_buildid_uncached);
+	st->maps_busy = READ_ONCE(db->nr_maps_busy);
 
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {

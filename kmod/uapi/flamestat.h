@@ -108,7 +108,15 @@ struct flamestat_stats {
 	__u64 running_ns;	/* time spent running since the last reset */
 	__u32 state;		/* FLAMESTAT_STATE_* */
 	__u32 nr_cpus;		/* CPUs sampled (stats: 0 when stopped) */
-	__u64 reserved[6];
+	/*
+	 * The process database never waits for a file system. Files whose
+	 * build-id note was not in the page cache (no I/O is done): path and
+	 * offsets only, looked for again later. Map scans put off because
+	 * the address space's mmap_lock was held.
+	 */
+	__u64 buildid_uncached;
+	__u64 maps_busy;
+	__u64 reserved[4];
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */

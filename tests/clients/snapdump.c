@@ -109,7 +109,13 @@ int main(int argc, char **argv)
 		case FLAMESTAT_REC_FILE: {
 			const struct flamestat_rec_file *f = (const void *)r;
 
-			printf("file id=%u path=", f->file_id);
+			printf("file id=%u build_id=", f->file_id);
+			if (!f->build_id_size)
+				printf("none");
+			for (__u32 i = 0; i < f->build_id_size &&
+			     i < FLAMESTAT_BUILD_ID_SIZE; i++)
+				printf("%02x", f->build_id[i]);
+			printf(" path=");
 			put_name(f->path, f->path_len);
 			putchar('\n');
 			break;

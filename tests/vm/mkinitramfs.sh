@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Builds the guest initramfs: static busybox, /init, kmod/flamestat.ko,
 # user/flamestat and the workloads with their shared libraries, symbol
-# tables of the workloads, the virtio modules of the artifact disk, and
-# the guest tests to run.
+# tables of the workloads, the virtio modules of the artifact disk, fuse,
+# and the guest tests to run.
 #
 #   tests/vm/mkinitramfs.sh -o OUT.cpio [options] [GUEST_TEST.sh...]
 #     -o FILE         the initramfs to write (uncompressed newc cpio)
@@ -171,13 +171,14 @@ if [ -d "$BUILD/workloads" ]; then
 	done
 fi
 
-# virtio-blk, for the artifact disk (uncompressed or .ko.xz/.ko.zst); a
-# Debian tree (-R) has its own.
+# virtio-blk, for the artifact disk, and fuse, for the stalled-file-system
+# test (uncompressed or .ko.xz/.ko.zst); a Debian tree (-R) has its own.
 if [ -z "$root" ]; then
-	for m in virtio/virtio_ring virtio/virtio virtio/virtio_pci_legacy_dev \
-		virtio/virtio_pci_modern_dev virtio/virtio_pci block/virtio_blk; do
-		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/drivers/$m.ko"
-		dst="/lib/modules/$kver/kernel/drivers/$m.ko"
+	for m in drivers/virtio/virtio_ring drivers/virtio/virtio \
+		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci_modern_dev \
+		drivers/virtio/virtio_pci drivers/block/virtio_blk fs/fuse/fuse; do
+		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/$m.ko"
+		dst="/lib/modules/$kver/kernel/$m.ko"
 		if [ -f "$src" ]; then
 			copy_file "$src" "$dst"
 		elif [ -f "$src.xz" ]; then

@@ -96,7 +96,8 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 	/* The module records absolute paths; anything else is not a file. */
 	err = f->path[0] == '/' ? eh_open(&bin, path) : -ENOENT;
 	free(path);
-	f->status = err == -ENOENT ? ELFSYM_MISSING : ELFSYM_NOT_ELF;
+	f->status = err == -ENOENT ? ELFSYM_MISSING :
+		    err == -ETIMEDOUT ? ELFSYM_UNANSWERED : ELFSYM_NOT_ELF;
 
 	if (!err && want_len && !bid_matches(want, want_len, &bin)) {
 		/* Replaced since the recording: its symbols would lie. */
@@ -268,6 +269,8 @@ const char *elfsym_status_str(enum elfsym_status s)
 		return "file replaced since recording (build-id differs), no debug file";
 	case ELFSYM_UNVERIFIED:
 		return "deleted since recording and no build-id to verify a replacement";
+	case ELFSYM_UNANSWERED:
+		return "its file system did not answer (a stalled NFS or FUSE server?)";
 	}
 	return "?";
 }

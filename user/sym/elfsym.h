@@ -93,6 +93,7 @@ enum elfsym_status {
 	ELFSYM_NO_SYMBOLS,		/* ELF without usable symbols */
 	ELFSYM_BUILD_ID_MISMATCH,	/* file replaced, no debug file */
 	ELFSYM_UNVERIFIED,		/* "(deleted)" path without build-id */
+	ELFSYM_UNANSWERED,		/* its file system did not answer */
 };
 
 struct elfsym_result {

@@ -4,6 +4,7 @@
 
 #include "lib/util.h"
 #include "sym/elfsym_int.h"
+#include "sym/fsprobe.h"
 
 #include <uapi/flamestat.h>
 
@@ -99,14 +100,18 @@ bool eh_check(struct ehandle *h)
 
 /*
  * Open path as an ELF file. Returns 0, -ENOENT when there is no such
- * file, or -EINVAL when it is not a regular ELF file we can read.
- * O_NONBLOCK keeps a FIFO planted at the path from blocking us.
+ * file, -ETIMEDOUT when its file system does not answer (fsprobe.h), or
+ * -EINVAL when it is not a regular ELF file we can read. O_NONBLOCK keeps
+ * a FIFO planted at the path from blocking us.
  */
 int eh_open(struct ehandle *h, const char *path)
 {
 	struct stat st;
 
 	memset(h, 0, sizeof(*h));
+	h->fd = -1;
+	if (!fsprobe_answers(path))
+		return -ETIMEDOUT;
 	h->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (h->fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -EINVAL;
