@@ -230,10 +230,15 @@ static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 published:
 	p->idx_pos = pos;
 	mmgrab(mm);
+	/*
+	 * Atomic bit operations from here on: the slot is in the index, and
+	 * another CPU's sample may already set FST_PROC_SCAN in p->bits
+	 * (fst_procdb_check_frames()); a plain __set_bit() could undo it.
+	 */
 	/* Keeps the mappings alive until the worker has read them. */
 	if (mmget_not_zero(mm))
-		__set_bit(FST_PROC_PINNED, &p->bits);
-	__set_bit(FST_PROC_SCAN, &p->bits);
+		set_bit(FST_PROC_PINNED, &p->bits);
+	set_bit(FST_PROC_SCAN, &p->bits);
 	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
 	set_bit(FST_PROC_READY, &p->bits);
@@ -426,15 +431,19 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 	return f->id;
 }
 
+/*
+ * Does @m overlap one of the @n mappings of @v? Both lists are sorted by
+ * start and free of overlaps, so a caller that asks for maps in ascending
+ * order can keep *@cur from one call to the next: a whole merge is then
+ * linear, not (old x new), which a process with thousands of executable
+ * mappings would make quadratic under db->lock.
+ */
 static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
-			 u32 n)
+			 u32 n, u32 *cur)
 {
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (m->start < v[i].end && v[i].start < m->end)
-			return true;
-	return false;
+	while (*cur < n && v[*cur].end <= m->start)
+		(*cur)++;
+	return *cur < n && v[*cur].start < m->end;
 }
 
 /*
@@ -447,13 +456,13 @@ static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 {
 	struct fst_maps *old = rcu_dereference_protected(p->maps,
 					lockdep_is_held(&db->lock));
-	u32 keep = 0, i, j, k, nr;
+	u32 keep = 0, i, j, k, nr, cur = 0;
 	struct fst_maps *new;
 	size_t bytes;
 
 	if (old)
 		for (i = 0; i < old->nr; i++)
-			keep += !fst_overlaps(&old->map[i], v, n);
+			keep += !fst_overlaps(&old->map[i], v, n, &cur);
 	nr = n + keep;
 	bytes = struct_size(new, map, nr);
 	if (!fst_mem_charge(db, bytes)) {
@@ -468,8 +477,10 @@ static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 	}
 	p->generation++;
 	/* Merge two lists sorted by start: v (new) and old's survivors. */
+	cur = 0;
 	for (i = j = k = 0; k < nr; k++) {
-		while (old && j < old->nr && fst_overlaps(&old->map[j], v, n))
+		while (old && j < old->nr &&
+		       fst_overlaps(&old->map[j], v, n, &cur))
 			j++;
 		if (i < n && (!old || j >= old->nr ||
 			      v[i].start < old->map[j].start)) {
@@ -559,8 +570,12 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 
 		if (!(vma->vm_flags & VM_EXEC))
 			continue;
-		if (n == FST_MAX_EXEC_MAPS)
+		if (n == FST_MAX_EXEC_MAPS) {
+			/* Counted: frames beyond these stay unmapped. */
+			WRITE_ONCE(db->nr_maps_truncated,
+				   db->nr_maps_truncated + 1);
 			break;
+		}
 		v[n] = (struct fst_scan_ent) {
 			.start = vma->vm_start, .end = vma->vm_end,
 			.pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT,

@@ -40,8 +40,12 @@ struct fst_map {
 	u64 end;
 	u64 pgoff;		/* bytes */
 	u32 file_id;		/* 0: anonymous or vdso */
+	/*
+	 * Of the scan that saw it; 32 bits, as in the ABI: a u16 wrapped
+	 * after 65,536 rescans of one process, and newer must win.
+	 */
+	u32 generation;
 	u16 flags;		/* FLAMESTAT_MAPF_* */
-	u16 generation;
 };
 
 struct fst_maps {
@@ -79,7 +83,7 @@ struct fst_proc {
 	unsigned long bits;
 	unsigned long last_seen; /* jiffies of the last sample, racy by design */
 	unsigned long last_scan; /* jiffies, procdb->lock */
-	u16 generation;		/* scans so far, procdb->lock */
+	u32 generation;		/* scans so far, procdb->lock */
 	struct fst_maps __rcu *maps;
 	/* Rescans asked for by samples (fst_procdb_check_frames). */
 	u64 want_ip;		/* the uncovered address that asked, racy */
@@ -109,6 +113,7 @@ struct fst_procdb {
 	/* Written under lock, read racily by the stats. */
 	u32 nr_buildid_uncached; /* files whose build-id was not cached */
 	u64 nr_maps_busy;	/* scans put off: the mmap_lock was taken */
+	u64 nr_maps_truncated;	/* scans that met more than FST_MAX_EXEC_MAPS */
 };
 
 /*

@@ -112,9 +112,18 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 		return;
 	}
 
+	/*
+	 * Kernel workers that own a process's mm run kernel code only, and
+	 * their user registers are not theirs: io_uring's iou-wrk threads
+	 * (PF_IO_WORKER, 5.12+) and, from 6.4, vhost's (PF_USER_WORKER, which
+	 * io_uring's carry too). Both flags are macros: #ifdef tests them.
+	 */
 	kthread = !task->mm || (task->flags & PF_KTHREAD);
 #ifdef PF_IO_WORKER
 	kthread |= !!(task->flags & PF_IO_WORKER);
+#endif
+#ifdef PF_USER_WORKER
+	kthread |= !!(task->flags & PF_USER_WORKER);
 #endif
 	if (kthread)
 		flags |= FLAMESTAT_STACKF_KERNEL_THREAD;

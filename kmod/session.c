@@ -400,6 +400,7 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->procs_max = db->max_procs;
 	st->buildid_uncached = READ_ONCE(db->nr_buildid_uncached);
 	st->maps_busy = READ_ONCE(db->nr_maps_busy);
+	st->maps_truncated = READ_ONCE(db->nr_maps_truncated);
 
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {

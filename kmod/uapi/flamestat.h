@@ -112,11 +112,14 @@ struct flamestat_stats {
 	 * The process database never waits for a file system. Files whose
 	 * build-id note was not in the page cache (no I/O is done): path and
 	 * offsets only, looked for again later. Map scans put off because
-	 * the address space's mmap_lock was held.
+	 * the address space's mmap_lock was held. Scans that met more
+	 * executable mappings than one scan records (4096): frames in the
+	 * others stay unmapped.
 	 */
 	__u64 buildid_uncached;
 	__u64 maps_busy;
-	__u64 reserved[4];
+	__u64 maps_truncated;
+	__u64 reserved[3];
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */

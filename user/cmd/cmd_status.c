@@ -117,10 +117,12 @@ static void print_stats(const struct flamestat_stats *st)
 	printf("processes:  %llu of %llu with recorded maps\n",
 	       (unsigned long long)st->procs,
 	       (unsigned long long)st->procs_max);
-	if (st->buildid_uncached || st->maps_busy)
-		printf("files:      %llu without build-id (note not in the page cache; no I/O is done), %llu map scans put off (mmap_lock held)\n",
+	if (st->buildid_uncached || st->maps_busy || st->maps_truncated)
+		printf("maps:       %llu files without build-id (note not in the page cache; no I/O is done),\n"
+		       "            %llu scans put off (mmap_lock held), %llu scans cut at 4096 executable mappings\n",
 		       (unsigned long long)st->buildid_uncached,
-		       (unsigned long long)st->maps_busy);
+		       (unsigned long long)st->maps_busy,
+		       (unsigned long long)st->maps_truncated);
 	printf("memory:     %.1f of %.1f MiB preallocated in use\n",
 	       (double)st->mem_used / 1048576.0,
 	       (double)st->mem_total / 1048576.0);
