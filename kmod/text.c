@@ -5,14 +5,22 @@
  * frames are names with the "_[k]" suffix; user frames are "file+0xOFFSET"
  * (file offset in the mapped file's basename) or "0xADDR" when no mapping
  * is known. Rendered by seq_file from a private copy of the merged table,
- * taken at the first read and again after a seek to 0.
+ * taken at the first read and again after a seek to 0, in which identical
+ * lines are merged first.
  */
 #include <linux/kallsyms.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/xxhash.h>
 
 #include "output.h"
+
+static int fst_text_merge(struct fst_text *tx);
 
 static struct fst_entry *fst_text_entry(struct fst_text *tx)
 {
@@ -32,6 +40,9 @@ static void *fst_text_start(struct seq_file *m, loff_t *pos)
 		if (err)
 			return ERR_PTR(err);
 		tx->have_copy = true;
+		err = fst_text_merge(tx);
+		if (err)
+			return ERR_PTR(err);
 		tx->pos_idx = 0;
 		tx->pos_off = 1;
 	}
@@ -135,11 +146,11 @@ static void fst_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
 	seq_puts(m, "_[k]");
 }
 
-static int fst_text_show(struct seq_file *m, void *v)
+/* One entry's line without its count: what fst_text_merge() compares. */
+static void fst_put_stack(struct seq_file *m, struct fst_text *tx,
+			  const struct fst_entry *e)
 {
-	struct fst_text *tx = m->private;
 	struct fst_procdb *db = tx->copy.procdb;
-	const struct fst_entry *e = v;
 	const struct fst_maps *maps = NULL;
 	struct fst_proc *p;
 	int i;
@@ -167,8 +178,112 @@ static int fst_text_show(struct seq_file *m, void *v)
 			fst_put_kernel_frame(m, e->frames[i], i > 0,
 					     tx->kaddr_ok);
 	}
+}
+
+static int fst_text_show(struct seq_file *m, void *v)
+{
+	const struct fst_entry *e = v;
+
+	/* A line merged into an earlier identical one (fst_text_merge()). */
+	if (!e->count)
+		return SEQ_SKIP;
+	fst_put_stack(m, m->private, e);
 	seq_printf(m, " %llu\n", e->count);
 	return 0;
+}
+
+/* The line of an entry, count excluded, in @buf; false if it does not fit. */
+static bool fst_render(struct fst_text *tx, const struct fst_entry *e,
+		       char *buf, size_t size, size_t *len)
+{
+	/* Only the output buffer of a seq_file is used by seq_printf(). */
+	struct seq_file sm = { .buf = buf, .size = size };
+
+	fst_put_stack(&sm, tx, e);
+	*len = sm.count;
+	return !seq_has_overflowed(&sm);
+}
+
+struct fst_line {
+	u64 hash;
+	u32 off;		/* arena word of the entry */
+};
+
+static int fst_line_cmp(const void *a, const void *b)
+{
+	const struct fst_line *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The table keys stacks by process and by exact kernel PCs; the text shows
+ * neither the process nor offsets in kernel functions. Two processes with
+ * the same command and stack (or one stack at two PCs of the same kernel
+ * functions) would print as two identical lines. Merge them: the first
+ * one in the copy's order gets the sum, the others a count of 0 and are
+ * skipped. Lines are hashed as rendered, then compared in full within a
+ * run of equal hashes, so a collision never merges different lines. The
+ * copy is this reader's own. Costs one more rendering of every line, and
+ * 16 bytes per entry, charged to the reader's memory cgroup.
+ */
+static int fst_text_merge(struct fst_text *tx)
+{
+	const size_t bufsz = 64 * 1024;
+	struct fst_line *lines;
+	char *a, *b;
+	u32 n = 0, off, i, j;
+	size_t la, lb;
+	int err = 0;
+
+	if (tx->copy.nr_entries < 2)
+		return 0;
+	lines = kvmalloc_array(tx->copy.nr_entries, sizeof(*lines),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	a = kvmalloc(2 * bufsz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!lines || !a) {
+		err = -ENOMEM;
+		goto out;
+	}
+	b = a + bufsz;
+	for (off = 1; off < tx->copy.used && n < tx->copy.nr_entries;) {
+		struct fst_entry *e = (void *)&tx->copy.arena[off];
+
+		/* A line too long to compare stays as it is. */
+		if (fst_render(tx, e, a, bufsz, &la))
+			lines[n++] = (struct fst_line){ xxh64(a, la, 0), off };
+		off += fst_entry_words(e);
+		cond_resched();
+	}
+	sort(lines, n, sizeof(*lines), fst_line_cmp, NULL);
+	for (i = 0; i < n; i = j) {
+		/* A run of equal hashes: nearly always one line, repeated. */
+		for (j = i + 1; j < n && lines[j].hash == lines[i].hash; j++) {
+			struct fst_entry *e = (void *)&tx->copy.arena[lines[j].off];
+			u32 r;
+
+			if (!fst_render(tx, e, b, bufsz, &lb))
+				continue;
+			/* Into the first earlier line it equals, if any. */
+			for (r = i; r < j; r++) {
+				struct fst_entry *f = (void *)&tx->copy.arena[lines[r].off];
+
+				if (f->count && fst_render(tx, f, a, bufsz, &la) &&
+				    la == lb && !memcmp(a, b, la)) {
+					f->count += e->count;
+					e->count = 0;
+					break;
+				}
+			}
+		}
+		cond_resched();
+	}
+out:
+	kvfree(a);
+	kvfree(lines);
+	return err;
 }
 
 const struct seq_operations fst_text_seq_ops = {
