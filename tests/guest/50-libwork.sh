@@ -25,7 +25,7 @@ expect_ge "most stacks main;work_loop;lib_hot;lib_inner (x2)" $((chain * 2)) "$t
 # is there, and every MAP holds a user frame of its process.
 if /opt/workloads/snapdump >"$FS_TMP/libwork.dump"; then
 	artifact "$FS_TMP/libwork.dump"
-	lib=$(awk '$1 == "file" && $3 ~ /libfsbusy\.so$/ {sub(/^id=/, "", $2); print $2}' "$FS_TMP/libwork.dump")
+	lib=$(awk '$1 == "file" && $NF ~ /^path=.*libfsbusy\.so$/ {sub(/^id=/, "", $2); print $2}' "$FS_TMP/libwork.dump")
 	expect_ge "snapshot: libfsbusy.so's mapping sent" \
 		"$(awk -v id="file=$lib" '$1 == "map" && $3 == id' "$FS_TMP/libwork.dump" | wc -l)" 1
 	expect_eq "snapshot: MAP records no user frame falls in" \
