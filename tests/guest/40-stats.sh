@@ -45,6 +45,9 @@ expect_ge "running_ns" "$(fs_stat running_ns)" 1000000000
 fs_read "$FS_TMP/all.folded"
 artifact "$FS_TMP/all.folded"
 expect_eq "folded counts add up to recorded" "$(fs_sum "$FS_TMP/all.folded")" "$recorded"
-expect_eq "one folded line per stack" "$(wc -l <"$FS_TMP/all.folded")" "$(fs_stat stacks)"
+# Stacks that print alike (two processes, or kernel PCs in the same
+# functions) are one line: at most one line per stack, each line once.
+expect_le "at most one folded line per stack" "$(wc -l <"$FS_TMP/all.folded")" "$(fs_stat stacks)"
+expect_eq "no line twice" "$(awk '{ sub(/ [0-9]+$/, ""); print }' "$FS_TMP/all.folded" | sort | uniq -d | wc -l)" 0
 check "unload" fs_unload
 finish

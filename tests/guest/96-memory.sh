@@ -42,7 +42,9 @@ expect_ge "drops for full tables counted" "$full" 1
 expect_le "merged table holds what fits" "$(fs_stat stacks)" 4096
 expect_le "mem_used <= mem_total" "$(fs_stat mem_used)" "$(fs_stat mem_total)"
 fs_read "$FS_TMP/full.folded"
-expect_eq "one text line per stack" "$(wc -l <"$FS_TMP/full.folded")" "$(fs_stat stacks)"
+# (stacks that print alike are one line: 22-sameline)
+expect_le "at most one text line per stack" "$(wc -l <"$FS_TMP/full.folded")" "$(fs_stat stacks)"
+expect_eq "no line twice" "$(awk '{ sub(/ [0-9]+$/, ""); print }' "$FS_TMP/full.folded" | sort | uniq -d | wc -l)" 0
 expect_eq "text counts add up to recorded" "$(fs_sum "$FS_TMP/full.folded")" "$(fs_stat recorded)"
 if /opt/workloads/snapdump >"$FS_TMP/full.dump"; then
 	ok "snapshot valid (STACK counts add up to recorded)"
