@@ -82,7 +82,7 @@ static int fst_open(struct inode *inode, struct file *file)
 
 	if (!fst_may_open())
 		return -EPERM;
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = kzalloc(sizeof(*op), FST_GFP_READER);
 	if (!op)
 		return -ENOMEM;
 	mutex_init(&op->lock);

@@ -332,7 +332,7 @@ int fst_copy_take(struct fst_copy *copy, bool clear)
 	fst_drain(&sess.agg);
 	/* A reader's copy may fail, but never wake the OOM killer. */
 	copy->arena = __vmalloc(max_t(size_t, agg->used, 1) * sizeof(u64),
-				GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+				FST_GFP_READER);
 	if (!copy->arena) {
 		err = -ENOMEM;
 		goto out;

@@ -12,6 +12,7 @@
 #ifndef FLAMESTAT_SESSION_H
 #define FLAMESTAT_SESSION_H
 
+#include <linux/gfp.h>
 #include <linux/types.h>
 
 #include "config.h"
@@ -48,6 +49,14 @@ void fst_release_file(struct file *file);
 bool fst_locked_down(void);
 
 /* A private copy of the merged table, for one reader. */
+/*
+ * What a reader makes the module allocate (its copy of the table, a
+ * snapshot, the text merge): charged to the reader's memory cgroup, as
+ * BPF maps are, and allowed to fail: a reader at its limit gets ENOMEM,
+ * and the OOM killer is never woken for it.
+ */
+#define FST_GFP_READER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 struct fst_copy {
 	u64 *arena;
 	u32 used;

@@ -39,12 +39,12 @@ static int fst_ksymset_init(struct fst_ksymset *s, u32 max)
 {
 	s->size = roundup_pow_of_two(max_t(u32, 2 * max, 16));
 	s->nr = 0;
-	s->slot = kvcalloc(s->size, sizeof(u64), GFP_KERNEL);
-	s->slot_id = kvcalloc(s->size, sizeof(u32), GFP_KERNEL);
-	s->val = kvcalloc(max_t(u32, max, 1), sizeof(u64), GFP_KERNEL);
-	s->is_ret = kvcalloc(max_t(u32, max, 1), 1, GFP_KERNEL);
-	s->name = kvcalloc(max_t(u32, max, 1), sizeof(char *), GFP_KERNEL);
-	s->offset = kvcalloc(max_t(u32, max, 1), sizeof(u32), GFP_KERNEL);
+	s->slot = kvcalloc(s->size, sizeof(u64), FST_GFP_READER);
+	s->slot_id = kvcalloc(s->size, sizeof(u32), FST_GFP_READER);
+	s->val = kvcalloc(max_t(u32, max, 1), sizeof(u64), FST_GFP_READER);
+	s->is_ret = kvcalloc(max_t(u32, max, 1), 1, FST_GFP_READER);
+	s->name = kvcalloc(max_t(u32, max, 1), sizeof(char *), FST_GFP_READER);
+	s->offset = kvcalloc(max_t(u32, max, 1), sizeof(u32), FST_GFP_READER);
 	return s->slot && s->slot_id && s->val && s->is_ret && s->name &&
 	       s->offset ? 0 : -ENOMEM;
 }
@@ -231,7 +231,7 @@ static int fst_ksymset_resolve(struct fst_snap *s)
 					   &s->ksyms.offset[i]);
 		if (len < 0)
 			continue;
-		s->ksyms.name[i] = kstrdup(buf, GFP_KERNEL);
+		s->ksyms.name[i] = kstrdup(buf, FST_GFP_READER);
 		if (!s->ksyms.name[i])
 			return -ENOMEM;
 		cond_resched();
@@ -282,7 +282,7 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 	u64 nr_maps = 0;
 	u32 off, i;
 
-	s->map_base = kvcalloc(s->db->max_procs, sizeof(u32), GFP_KERNEL);
+	s->map_base = kvcalloc(s->db->max_procs, sizeof(u32), FST_GFP_READER);
 	if (!s->map_base)
 		return -ENOMEM;
 	for_each_set_bit(bit, s->procs_used, s->db->max_procs) {
@@ -293,7 +293,7 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 	/* bitmap_zalloc() counts bits in an unsigned int. */
 	if (nr_maps > U32_MAX)
 		return -E2BIG;
-	s->maps_used = bitmap_zalloc(max_t(u32, nr_maps, 1), GFP_KERNEL);
+	s->maps_used = bitmap_zalloc(max_t(u32, nr_maps, 1), FST_GFP_READER);
 	if (!s->maps_used)
 		return -ENOMEM;
 	fst_copy_for_each(s->copy, e, off) {
@@ -377,8 +377,8 @@ int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
 	struct flamestat_snap_header *h;
 	int err = -ENOMEM;
 
-	s.procs_used = bitmap_zalloc(s.db->max_procs, GFP_KERNEL);
-	s.files_used = bitmap_zalloc(s.db->max_files, GFP_KERNEL);
+	s.procs_used = bitmap_zalloc(s.db->max_procs, FST_GFP_READER);
+	s.files_used = bitmap_zalloc(s.db->max_files, FST_GFP_READER);
 	if (!s.procs_used || !s.files_used)
 		goto out_free;
 
@@ -389,9 +389,8 @@ int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
 	/* Sizing pass (buf == NULL), then the real one. */
 	s.size = sizeof(*h);
 	fst_snap_emit_all(&s);
-	/* May fail, but never wakes the OOM killer. */
-	s.buf = __vmalloc(s.size, GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
-			  __GFP_NOWARN);
+	/* Charged to the reader; may fail, never wakes the OOM killer. */
+	s.buf = __vmalloc(s.size, FST_GFP_READER | __GFP_ZERO);
 	if (!s.buf) {
 		err = -ENOMEM;
 		goto out_unlock;

@@ -241,8 +241,8 @@ static int fst_text_merge(struct fst_text *tx)
 	if (tx->copy.nr_entries < 2)
 		return 0;
 	lines = kvmalloc_array(tx->copy.nr_entries, sizeof(*lines),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	a = kvmalloc(2 * bufsz, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			       FST_GFP_READER);
+	a = kvmalloc(2 * bufsz, FST_GFP_READER);
 	if (!lines || !a) {
 		err = -ENOMEM;
 		goto out;
