@@ -49,7 +49,7 @@ _flamestat()
 	case $cmd in
 	record) opts="-a --all-cpus -p --pid -d --duration -F --freq -K --kernel-only
 		-U --user-only --idle --cpus --per-cpu --kernel-depth --user-depth
-		-o --output --format --raw --header -q --quiet -h --help --
+		-o --output --format --raw --header --force -q --quiet -h --help --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
 	fold) opts="-o --output --header -h --help $_flamestat_stack_opts" ;;

@@ -38,6 +38,7 @@ struct fst_open {
 	void *snap;
 	size_t snap_size;
 	bool kaddr_ok;		/* decided at open, like /proc/kallsyms */
+	bool claim_lost;	/* ctl_lock: root took our claim over */
 };
 
 /*
@@ -105,6 +106,16 @@ static struct fst_open *fst_open_of(struct file *file)
 
 	return container_of((struct fst_text *)m->private, struct fst_open,
 			    text);
+}
+
+/*
+ * ctl_lock held: may @file change the session? As fst_may_control(), and
+ * never again once root took its claim over: its owner must learn that
+ * the session is no longer its own, even after the claim is free again.
+ */
+static int fst_may_control_open(struct file *file)
+{
+	return fst_open_of(file)->claim_lost ? -EBUSY : fst_may_control(file);
 }
 
 static int fst_release(struct inode *inode, struct file *file)
@@ -198,7 +209,7 @@ static ssize_t fst_write(struct file *file, const char __user *ubuf,
 		return err;
 
 	fst_ctl_lock();
-	err = fst_may_control(file);
+	err = fst_may_control_open(file);
 	for (i = 0; !err && i < nr; i++) {
 		switch (cmds[i].op) {
 		case FST_CMD_START:
@@ -239,7 +250,7 @@ static long fst_ioc_set_config(struct file *file, void __user *arg)
 	if (err)
 		goto out;
 	fst_ctl_lock();
-	err = fst_may_control(file) ?: fst_set_config(cfg);
+	err = fst_may_control_open(file) ?: fst_set_config(cfg);
 	fst_ctl_unlock();
 out:
 	kfree(u);
@@ -293,7 +304,7 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 	if (req.flags & FLAMESTAT_SNAP_CLEAR) {
 		/* Clearing takes the samples away from everyone else. */
 		fst_ctl_lock();
-		err = fst_may_control(file);
+		err = fst_may_control_open(file);
 		fst_ctl_unlock();
 		if (err)
 			return err;
@@ -358,6 +369,27 @@ static long fst_ioc_version(void __user *arg)
 	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
+/*
+ * Root takes the session over from whichever file holds it: a member of
+ * the flamestat group can hold it for as long as it keeps the file open,
+ * and a hung tool forever.
+ */
+static long fst_ioc_claim_force(struct file *file)
+{
+	struct file *prev;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	fst_ctl_lock();
+	prev = fst_claim_force(file);
+	if (prev)
+		fst_open_of(prev)->claim_lost = true;
+	fst_ctl_unlock();
+	return 0;
+}
+
 static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -376,6 +408,8 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return fst_ioc_snapshot(file, uarg);
 	case FLAMESTAT_IOC_READ:
 		return fst_ioc_read(file, uarg);
+	case FLAMESTAT_IOC_CLAIM_FORCE:
+		return fst_ioc_claim_force(file);
 	case FLAMESTAT_IOC_START:
 	case FLAMESTAT_IOC_STOP:
 	case FLAMESTAT_IOC_RESET:
@@ -387,7 +421,7 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 
 	fst_ctl_lock();
-	err = fst_may_control(file);
+	err = fst_may_control_open(file);
 	if (err)
 		goto out;
 	switch (cmd) {

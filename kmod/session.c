@@ -250,6 +250,24 @@ void fst_claim(struct file *file)
 }
 
 /**
+ * fst_claim_force() - take control of the session from whoever holds it
+ * @file: the file, opened for writing by CAP_SYS_ADMIN
+ *
+ * Context: process context, ctl_lock held.
+ * Return: the file that held the claim, alive while ctl_lock is held, or
+ * NULL (none, or @file itself).
+ */
+struct file *fst_claim_force(struct file *file)
+{
+	struct file *prev;
+
+	lockdep_assert_held(&sess.ctl_lock);
+	prev = sess.claim;
+	sess.claim = file;
+	return prev == file ? NULL : prev;
+}
+
+/**
  * fst_unclaim() - give control back
  * @file: the file holding the claim
  *

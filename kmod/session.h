@@ -41,6 +41,7 @@ int fst_set_config(const struct fst_cfg *cfg);
 int fst_set_freq(u32 hz);
 int fst_may_control(struct file *file);
 void fst_claim(struct file *file);
+struct file *fst_claim_force(struct file *file);
 int fst_unclaim(struct file *file);
 void fst_get_config(struct flamestat_config *u);
 bool fst_running(void);

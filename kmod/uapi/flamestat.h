@@ -165,6 +165,13 @@ struct flamestat_read {
 /* Exclusive control: others get -EBUSY for configure/start/stop/reset. */
 #define FLAMESTAT_IOC_CLAIM	_IO(FLAMESTAT_IOC_MAGIC, 9)
 #define FLAMESTAT_IOC_UNCLAIM	_IO(FLAMESTAT_IOC_MAGIC, 10)
+/*
+ * Take the claim from whichever file holds it (a tool that hangs, a group
+ * member who keeps the profiler): CAP_SYS_ADMIN only (EPERM). The former
+ * holder's next control operation fails with EBUSY. A module older than
+ * this ioctl answers ENOTTY.
+ */
+#define FLAMESTAT_IOC_CLAIM_FORCE _IO(FLAMESTAT_IOC_MAGIC, 11)
 
 /*
  * Binary snapshot: a header, then records. Every record starts with

@@ -200,7 +200,7 @@ static void check_unknown_ioctls(int fd)
 		   buf, ENOTTY, "GET_CONFIG with the wrong direction");
 	expect_err(fd, _IO(FLAMESTAT_IOC_MAGIC, 3) | (1U << 30), buf, ENOTTY,
 		   "START with a direction bit");
-	for (nr = 11; nr < 256; nr += 17)
+	for (nr = 12; nr < 256; nr += 17)
 		expect_err(fd, _IO(FLAMESTAT_IOC_MAGIC, nr), buf, ENOTTY,
 			   "unknown ioctl nr");
 	expect_err(fd, _IO('T', 1), buf, ENOTTY, "foreign magic");
@@ -340,9 +340,28 @@ static void check_claim(void)
 	ro = open_dev(O_RDONLY);
 	expect_err(ro, FLAMESTAT_IOC_START, NULL, EBADF, "START on O_RDONLY");
 	expect_err(ro, FLAMESTAT_IOC_CLAIM, NULL, EBADF, "CLAIM on O_RDONLY");
+	expect_err(ro, FLAMESTAT_IOC_CLAIM_FORCE, NULL, EBADF,
+		   "CLAIM_FORCE on O_RDONLY");
 	result(!ioctl(ro, FLAMESTAT_IOC_GET_CONFIG, &c),
 	       "GET_CONFIG on O_RDONLY");
 	close(ro);
+
+	/* Root takes a claim over; the former holder never controls again. */
+	a = open_dev(O_RDWR);
+	b = open_dev(O_RDWR);
+	result(!ioctl(a, FLAMESTAT_IOC_CLAIM), "CLAIM before a takeover");
+	result(!ioctl(b, FLAMESTAT_IOC_CLAIM_FORCE), "CLAIM_FORCE takes it over");
+	expect_err(a, FLAMESTAT_IOC_STOP, NULL, EBUSY,
+		   "STOP by the former holder");
+	expect_err(a, FLAMESTAT_IOC_UNCLAIM, NULL, EBUSY,
+		   "UNCLAIM by the former holder");
+	result(!ioctl(b, FLAMESTAT_IOC_UNCLAIM), "UNCLAIM by the new holder");
+	expect_err(a, FLAMESTAT_IOC_CLAIM, NULL, EBUSY,
+		   "the former holder may not claim again, even with the claim free");
+	expect_err(a, FLAMESTAT_IOC_START, NULL, EBUSY,
+		   "nor control the session");
+	close(a);
+	close(b);
 }
 
 /* Reads the whole text with reads of @chunk bytes. */

@@ -1021,6 +1021,7 @@ static void op_random_ioctl(void)
 		FLAMESTAT_IOC_STOP, FLAMESTAT_IOC_RESET,
 		FLAMESTAT_IOC_GET_STATS, FLAMESTAT_IOC_SNAPSHOT,
 		FLAMESTAT_IOC_READ, FLAMESTAT_IOC_CLAIM, FLAMESTAT_IOC_UNCLAIM,
+		FLAMESTAT_IOC_CLAIM_FORCE,
 	};
 	static const unsigned int sizes[] = {
 		0, sizeof(struct flamestat_config), sizeof(struct flamestat_stats),

@@ -35,6 +35,7 @@ struct record_env {
 	uint16_t kernel_depth, user_depth;
 	const char *raw_path;
 	bool quiet;
+	bool force;		/* take the profiler over from another session */
 	struct out_opts out;
 	struct src_opts src;
 	char **command;		/* NULL or argv of the command */
@@ -84,6 +85,8 @@ static void usage(FILE *out)
 "                         FILE' or 'flamestat fold FILE' later on this machine\n"
 "      --header           folded: a '# flamestat:' line with the totals\n"
 "  -q, --quiet            no live status line and no summary\n"
+"      --force            if another session holds the profiler, take it\n"
+"                         over (root only; that session's samples are lost)\n"
 "  -h, --help             this text\n"
 "\n%s\n%s\n%s"
 "\n"
@@ -106,7 +109,7 @@ static void usage(FILE *out)
 
 enum {
 	OPT_IDLE = 0x300, OPT_CPUS, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
-	OPT_FORMAT, OPT_RAW, OPT_HEADER,
+	OPT_FORMAT, OPT_RAW, OPT_HEADER, OPT_FORCE,
 };
 
 static const struct option own_options[] = {
@@ -125,6 +128,7 @@ static const struct option own_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "header", no_argument, NULL, OPT_HEADER },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -280,6 +284,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 			break;
 		case OPT_HEADER:
 			e->out.header = true;
+			break;
+		case OPT_FORCE:
+			e->force = true;
 			break;
 		case 'q':
 			e->quiet = true;
@@ -658,6 +665,39 @@ static int write_outputs(struct record_env *e, struct snapshot *s)
 	return ret;
 }
 
+/*
+ * Claims the session; with --force, takes it from whoever holds it.
+ * Returns 0 or the exit status, having said why.
+ */
+static int take_control(const struct record_env *e, struct fs_dev *dev)
+{
+	if (!fs_dev_cmd(dev, FLAMESTAT_IOC_CLAIM))
+		return EXIT_OK;
+	if (errno != EBUSY) {
+		fs_perror("cannot take control of %s", FLAMESTAT_DEVICE);
+		return EXIT_FAIL;
+	}
+	if (!e->force) {
+		fs_err("another flamestat session controls the profiler: wait for it to finish (see 'flamestat status'), or take it over as root with --force");
+		return EXIT_BUSY;
+	}
+	if (!fs_dev_cmd(dev, FLAMESTAT_IOC_CLAIM_FORCE)) {
+		if (!e->quiet)
+			fs_warn("took the profiler over from another session (--force)");
+		return EXIT_OK;
+	}
+	if (errno == EPERM) {
+		fs_err("--force: taking the profiler over from another session needs root (CAP_SYS_ADMIN)");
+		return EXIT_PERM;
+	}
+	if (errno == ENOTTY) {
+		fs_err("--force: the loaded module cannot hand a session over (it is older than this tool): wait for the other session");
+		return EXIT_BUSY;
+	}
+	fs_perror("--force: cannot take control of %s", FLAMESTAT_DEVICE);
+	return EXIT_FAIL;
+}
+
 int do_record(int argc, char **argv)
 {
 	struct flamestat_config cfg = { 0 }, saved;
@@ -683,13 +723,10 @@ int do_record(int argc, char **argv)
 		fs_dev_close(&dev);
 		return EXIT_USAGE;
 	}
-	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_CLAIM)) {
-		if (errno == EBUSY)
-			fs_err("another flamestat session controls the profiler: wait for it to finish (see 'flamestat status')");
-		else
-			fs_perror("cannot take control of %s", FLAMESTAT_DEVICE);
+	ret = take_control(&e, &dev);
+	if (ret) {
 		fs_dev_close(&dev);
-		return errno == EBUSY ? EXIT_BUSY : EXIT_FAIL;
+		return ret;
 	}
 	/* Put the module back as we found it afterwards (stopped or not). */
 	if (fs_dev_get_config(&dev, &saved) || fs_dev_get_stats(&dev, &st)) {
@@ -732,7 +769,12 @@ int do_record(int argc, char **argv)
 	}
 
 	sig = sample_loop(&e, &dev, &ch);
-	fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP);
+	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP) && errno == EBUSY) {
+		/* Root took it over: the table is its session's now. */
+		fs_err("another session took the profiler over (root's 'flamestat record --force'): this recording's samples are gone");
+		ret = EXIT_BUSY;
+		goto out_child;
+	}
 	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
 		fs_perror("cannot read the samples");
 		ret = EXIT_FAIL;
