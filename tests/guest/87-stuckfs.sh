@@ -85,7 +85,8 @@ phase() {
 	within 10 "$_n: rmmod after record" rmmod flamestat
 }
 
-modprobe fuse || die "modprobe fuse (fs/fuse/fuse.ko in the initramfs)"
+grep -qw fuse /proc/filesystems || modprobe fuse ||
+	die "modprobe fuse (fs/fuse/fuse.ko in the initramfs)"
 mkdir -p "$MNT" "$SRC"
 cp "$FS_WL/chain" "$FS_WL/libfsbusy.so" "$SRC/" || die "cannot stage the files"
 "$FS_WL/fsfuse" "$SRC" "$MNT" 2>"$FS_TMP/fsfuse.err" &

@@ -93,7 +93,7 @@ check_kernel() {
 		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
 	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; suite_unlock; return; }
 	img=$cache/images/$krel
-	if [ ! -f "$img/boot/vmlinuz-$krel" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then
+	if [ ! -f "$img/.fetched" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then
 		echo "FAIL kernels/$name-image: cannot fetch linux-image-$krel (log: $log)"
 		suite_unlock
 		return
@@ -142,14 +142,15 @@ check_kernel() {
 }
 
 # fetch_image TREE KREL DIR: the kernel and its modules, unpacked into DIR
-# (nothing installed). Signed kernels of newer suites keep the vmlinuz and
-# modules in linux-binary-KREL, and linux-image-KREL only depends on it.
+# (nothing installed). Signed kernels of newer suites keep the vmlinuz in
+# linux-binary-KREL and the modules in linux-modules-KREL, and
+# linux-image-KREL only depends on them. DIR/.fetched marks a complete one.
 fetch_image() {
 	local tree=$1 krel=$2 img=$3 dl pkg deb
 	dl=$cache/images/.download
 	rm -rf "$img" "$dl"
 	mkdir -p "$dl"
-	for pkg in "linux-image-$krel" "linux-binary-$krel"; do
+	for pkg in "linux-image-$krel" "linux-binary-$krel" "linux-modules-$krel"; do
 		in_tree "$tree" apt-cache show "$pkg" >/dev/null 2>&1 || continue
 		if [ "$tree" = / ]; then
 			(cd "$dl" && apt-get -o APT::Sandbox::User=root download -q "$pkg") || return 1
@@ -174,6 +175,7 @@ fetch_image() {
 		ln -s "../../usr/lib/modules/$krel" "$img/lib/modules/$krel"
 	fi
 	[ -f "$img/boot/vmlinuz-$krel" ] || { echo "no boot/vmlinuz-$krel in the packages"; return 1; }
+	touch "$img/.fetched"
 }
 
 if ! make -s -C "$TOP" tool >/dev/null ||
