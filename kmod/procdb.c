@@ -231,11 +231,11 @@ published:
 	p->idx_pos = pos;
 	mmgrab(mm);
 	/*
+	 * The pin keeps the mappings alive until the worker has read them.
 	 * Atomic bit operations from here on: the slot is in the index, and
 	 * another CPU's sample may already set FST_PROC_SCAN in p->bits
 	 * (fst_procdb_check_frames()); a plain __set_bit() could undo it.
 	 */
-	/* Keeps the mappings alive until the worker has read them. */
 	if (mmget_not_zero(mm))
 		set_bit(FST_PROC_PINNED, &p->bits);
 	set_bit(FST_PROC_SCAN, &p->bits);

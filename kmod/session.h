@@ -49,7 +49,6 @@ bool fst_running(void);
 void fst_release_file(struct file *file);
 bool fst_locked_down(void);
 
-/* A private copy of the merged table, for one reader. */
 /*
  * What a reader makes the module allocate (its copy of the table, a
  * snapshot, the text merge): charged to the reader's memory cgroup, as
@@ -58,6 +57,7 @@ bool fst_locked_down(void);
  */
 #define FST_GFP_READER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/* A private copy of the merged table, for one reader. */
 struct fst_copy {
 	u64 *arena;
 	u32 used;

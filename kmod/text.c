@@ -259,6 +259,9 @@ static int fst_text_merge(struct fst_text *tx)
 	}
 	sort(lines, n, sizeof(*lines), fst_line_cmp, NULL);
 	for (i = 0; i < n; i = j) {
+		/* Arena word of the entry rendered in @a: 0, none yet. */
+		u32 in_a = 0;
+
 		/* A run of equal hashes: nearly always one line, repeated. */
 		for (j = i + 1; j < n && lines[j].hash == lines[i].hash; j++) {
 			struct fst_entry *e = (void *)&tx->copy.arena[lines[j].off];
@@ -270,8 +273,16 @@ static int fst_text_merge(struct fst_text *tx)
 			for (r = i; r < j; r++) {
 				struct fst_entry *f = (void *)&tx->copy.arena[lines[r].off];
 
-				if (f->count && fst_render(tx, f, a, bufsz, &la) &&
-				    la == lb && !memcmp(a, b, la)) {
+				if (!f->count)
+					continue;
+				/* The run's first line, rendered once. */
+				if (in_a != lines[r].off) {
+					in_a = 0;
+					if (!fst_render(tx, f, a, bufsz, &la))
+						continue;
+					in_a = lines[r].off;
+				}
+				if (la == lb && !memcmp(a, b, la)) {
 					f->count += e->count;
 					e->count = 0;
 					break;
