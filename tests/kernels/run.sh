@@ -50,6 +50,8 @@ say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
 . "$TOP/tests/lib/suite-chroot.sh"
+# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
+. "$TOP/tests/vm/lib.sh"
 
 # check_kernel NAME: build the module for it and run the guest tests.
 check_kernel() {
@@ -86,11 +88,9 @@ check_kernel() {
 		suite_unlock
 		return
 	fi
-	# The release is the linux-headers-RELEASE among the dependencies
-	# (sid's metapackage also depends on linux-base-FLAVOUR).
 	# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
 	krel=$(in_tree "$tree" dpkg-query -W -f='${Depends}' "linux-headers-$meta" |
-		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+		vm_headers_release)
 	[ -n "$krel" ] || { echo "FAIL kernels/$name-headers: no kernel release behind linux-headers-$meta"; suite_unlock; return; }
 	img=$cache/images/$krel
 	if [ ! -f "$img/.fetched" ] && ! fetch_image "$tree" "$krel" "$img" >>"$log" 2>&1; then

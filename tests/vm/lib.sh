@@ -38,6 +38,14 @@ vm_kver() {
 	echo "$v"
 }
 
+# The kernel release a linux-headers metapackage stands for: reads its
+# Depends (dpkg-query's ${Depends}) on stdin, prints the release of the
+# linux-headers-RELEASE among them (sid's also depends on
+# linux-base-FLAVOUR).
+vm_headers_release() {
+	tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1
+}
+
 # The kernel image for release $1 ($FLAMESTAT_KERNEL when set).
 vm_kernel_image() {
 	local img=${FLAMESTAT_KERNEL:-/boot/vmlinuz-$1}

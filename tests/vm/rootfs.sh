@@ -182,11 +182,9 @@ build_tree() {
 		vm_die "rootfs: apt-get in the tree failed (log: $log)"
 	fi
 	if [ "$kver" = suite ]; then
-		# The release is the linux-headers-RELEASE among the metapackage's
-		# dependencies (sid's also depends on linux-base-FLAVOUR).
 		# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
 		kver=$(rootfs_chroot "$root" dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-			tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+			vm_headers_release)
 		[ -n "$kver" ] || vm_die "rootfs: no kernel release behind $SUITE's linux-headers-amd64"
 		echo "$kver" >"$dir/kver"
 	fi
