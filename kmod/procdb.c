@@ -31,6 +31,7 @@
 
 #include "compat.h"
 #include "procdb.h"
+#include "taskroot.h"
 
 #define FST_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
 #define FST_FILES_HASH_BITS	10
@@ -379,25 +380,49 @@ static void fst_file_read_build_id(struct fst_procdb *db, struct fst_file *f,
 	}
 }
 
-/* db->lock held: the file record for @file, created on first sight. */
-static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
+/* db->lock held: @file's record for the root @root_dev/@root_ino, or NULL. */
+static struct fst_file *fst_file_find(struct fst_procdb *db, struct file *file,
+				      u64 root_dev, u64 root_ino)
 {
 	struct inode *inode = file_inode(file);
 	u64 dev = new_encode_dev(inode->i_sb->s_dev), ino = inode->i_ino;
-	u32 h = hash_64(dev * 31 + ino, FST_FILES_HASH_BITS);
 	struct fst_file *f;
-	char *buf, *path;
-	size_t len;
 
-	lockdep_assert_held(&db->lock);
-	hlist_for_each_entry(f, &db->files_hash[h], node) {
-		if (f->dev != dev || f->ino != ino)
+	hlist_for_each_entry(f, &db->files_hash[hash_64(dev * 31 + ino,
+							FST_FILES_HASH_BITS)],
+			     node) {
+		if (f->dev != dev || f->ino != ino || f->root_dev != root_dev ||
+		    f->root_ino != root_ino)
 			continue;
 		/* Its pages may be cached by now: looking costs no I/O. */
 		if (f->build_id_uncached)
 			fst_file_read_build_id(db, f, file);
-		return f->id;
+		return f;
 	}
+	return NULL;
+}
+
+/*
+ * db->lock held: the file record for @file as the process whose root is
+ * @root names it, created on first sight. Its path is relative to that
+ * root when the file lies under it, else the host's.
+ */
+static u32 fst_file_intern(struct fst_procdb *db, struct file *file,
+			   const struct fst_task_root *root)
+{
+	struct inode *inode = file_inode(file);
+	u64 root_dev = 0, root_ino = 0;
+	const char *path, *rel;
+	struct fst_file *f;
+	char *buf;
+	size_t len;
+
+	lockdep_assert_held(&db->lock);
+	/* Seen from this root before? Then no path needs printing. */
+	f = root->own ? fst_file_find(db, file, root->root_dev, root->root_ino)
+		      : fst_file_find(db, file, 0, 0);
+	if (f)
+		return f->id;
 	if (db->nr_files >= db->max_files)
 		return 0;
 
@@ -407,6 +432,19 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 	path = d_path(&file->f_path, buf, PATH_MAX);
 	if (IS_ERR(path))
 		path = "[unknown]";
+	rel = fst_task_root_relative(root, path);
+	if (rel) {
+		path = rel;
+		root_dev = root->root_dev;
+		root_ino = root->root_ino;
+	} else if (root->own) {
+		/* Outside its root: the host's path, maybe known already. */
+		f = fst_file_find(db, file, 0, 0);
+		if (f) {
+			__putname(buf);
+			return f->id;
+		}
+	}
 	len = strlen(path);
 	if (!fst_mem_charge(db, sizeof(*f) + len + 1)) {
 		__putname(buf);
@@ -420,12 +458,15 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file)
 	}
 	memcpy(f->path, path, len + 1);
 	__putname(buf);
-	f->dev = dev;
-	f->ino = ino;
+	f->dev = new_encode_dev(inode->i_sb->s_dev);
+	f->ino = inode->i_ino;
+	f->root_dev = root_dev;
+	f->root_ino = root_ino;
 	fst_file_read_build_id(db, f, file);
 	f->id = db->nr_files + 1;
 	db->files[db->nr_files] = f;
-	hlist_add_head(&f->node, &db->files_hash[h]);
+	hlist_add_head(&f->node, &db->files_hash[hash_64(f->dev * 31 + f->ino,
+							 FST_FILES_HASH_BITS)]);
 	/* Readers look files up by the ids published in maps, after this. */
 	smp_store_release(&db->nr_files, db->nr_files + 1);
 	return f->id;
@@ -532,11 +573,34 @@ static void fst_proc_update_backoff(struct fst_procdb *db, struct fst_proc *p)
 	}
 }
 
-/* Process context, db->lock held: (re)read @p's executable mappings. */
+/*
+ * db->lock held: where @p's paths start. A process gone before any scan
+ * found it keeps the paths the host sees, and says so (no ROOT_KNOWN).
+ */
+static void fst_proc_read_root(struct fst_proc *p, struct fst_task_root *r)
+{
+	if (fst_task_root_get(r, p->tgid, p->mm))
+		return;
+	p->mnt_ns = r->mnt_ns;
+	p->root_dev = r->root_dev;
+	p->root_ino = r->root_ino;
+	if (r->own)
+		set_bit(FST_PROC_OWN_ROOT, &p->bits);
+	else
+		clear_bit(FST_PROC_OWN_ROOT, &p->bits);
+	set_bit(FST_PROC_ROOT_KNOWN, &p->bits);
+}
+
+/*
+ * The scan worker, db->lock held: (re)read @p's executable mappings. Only
+ * ever from the worker: paths are printed with its root and namespaces,
+ * never a reader's (fst_procdb_maintain()).
+ */
 static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 			  struct fst_scan_ent *v)
 {
 	struct mm_struct *mm = p->mm;
+	struct fst_task_root root;
 	struct vm_area_struct *vma;
 	u32 n = 0, i;
 
@@ -597,14 +661,16 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 	 * (exit_mmap, the files' last fput) runs in a worker of its own, not
 	 * under db->lock.
 	 */
+	fst_proc_read_root(p, &root);
 	mmput_async(mm);
 
 	for (i = 0; i < n; i++) {
 		if (!v[i].file)
 			continue;
-		v[i].file_id = fst_file_intern(db, v[i].file);
+		v[i].file_id = fst_file_intern(db, v[i].file, &root);
 		fput(v[i].file);
 	}
+	fst_task_root_put(&root);
 	fst_proc_publish(db, p, v, n);
 	p->last_scan = jiffies;
 	fst_proc_update_backoff(db, p);
@@ -639,18 +705,18 @@ static void fst_procdb_scan_work(struct work_struct *work)
  *	wants current maps), rather than after FST_RESCAN_INTERVAL
  *
  * Exited address spaces keep their maps; their mm reference and index entry
- * go.
+ * go. The rescans themselves run in the scan worker, also when a reader
+ * waits for them: paths are printed with the worker's root, credentials
+ * and namespaces, never with the reader's (a reader in a container would
+ * otherwise name every file as its own root sees it).
  *
- * Context: process context; takes @db->lock.
+ * Context: process context; takes @db->lock; with @sync, waits for the
+ * scan worker.
  */
 void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
-	bool retired = false;
-
-	if (sync)
-		flush_work(&db->scan_work);
-	fst_procdb_scan_pending(db);
+	bool retired = false, rescan = false;
 
 	mutex_lock(&db->lock);
 	for (i = 0; i < n; i++) {
@@ -672,7 +738,8 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 		if (!sync && time_before(jiffies,
 					 p->last_scan + FST_RESCAN_INTERVAL))
 			continue;
-		fst_proc_scan(db, p, db->scan_buf);
+		set_bit(FST_PROC_SCAN, &p->bits);
+		rescan = true;
 	}
 	if (retired) {
 		/*
@@ -693,4 +760,8 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 		}
 	}
 	mutex_unlock(&db->lock);
+	if (rescan)
+		queue_work(fst_wq_unbound, &db->scan_work);
+	if (sync)
+		flush_work(&db->scan_work);
 }

@@ -30,6 +30,12 @@ struct fst_file {
 	u8 build_id[FLAMESTAT_BUILD_ID_SIZE];
 	u64 dev;
 	u64 ino;
+	/*
+	 * The root @path is relative to (struct fst_task_root): 0, 0 for the
+	 * host's; a file seen from two roots has a record for each.
+	 */
+	u64 root_dev;
+	u64 root_ino;
 	bool build_id_uncached;	/* its note's pages were not in the page cache */
 	struct hlist_node node;	/* in procdb->files_hash */
 	char path[];
@@ -63,6 +69,8 @@ enum {
 	FST_PROC_EXITED,	/* address space gone; maps are final */
 	FST_PROC_NOMAPS,	/* maps could not be read */
 	FST_PROC_COMPAT,
+	FST_PROC_ROOT_KNOWN,	/* a scan found a task: the fields below hold */
+	FST_PROC_OWN_ROOT,	/* its root is not the host's: paths are its own */
 };
 
 /*
@@ -84,6 +92,10 @@ struct fst_proc {
 	unsigned long last_seen; /* jiffies of the last sample, racy by design */
 	unsigned long last_scan; /* jiffies, procdb->lock */
 	u32 generation;		/* scans so far, procdb->lock */
+	/* Where its files' paths start, as the last scan found; procdb->lock. */
+	u64 mnt_ns;		/* inode of its mount namespace; 0: unknown */
+	u64 root_dev;		/* its root directory, with FST_PROC_OWN_ROOT */
+	u64 root_ino;
 	struct fst_maps __rcu *maps;
 	/* Rescans asked for by samples (fst_procdb_check_frames). */
 	u64 want_ip;		/* the uncovered address that asked, racy */

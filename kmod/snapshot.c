@@ -167,8 +167,15 @@ static void fst_emit_procs(struct fst_snap *s)
 			    (test_bit(FST_PROC_COMPAT, &p->bits) ?
 			     FLAMESTAT_PROCF_COMPAT : 0) |
 			    (test_bit(FST_PROC_NOMAPS, &p->bits) || !maps ?
-			     FLAMESTAT_PROCF_NOMAPS : 0);
+			     FLAMESTAT_PROCF_NOMAPS : 0) |
+			    (test_bit(FST_PROC_OWN_ROOT, &p->bits) ?
+			     FLAMESTAT_PROCF_OWN_ROOT : 0) |
+			    (!test_bit(FST_PROC_ROOT_KNOWN, &p->bits) ?
+			     FLAMESTAT_PROCF_ROOT_UNKNOWN : 0);
 			memcpy(r->comm, p->comm, sizeof(r->comm));
+			r->mnt_ns = p->mnt_ns;
+			r->root_dev = p->root_dev;
+			r->root_ino = p->root_ino;
 		}
 		for (i = 0; maps && i < maps->nr; i++) {
 			const struct fst_map *m = &maps->map[i];

@@ -177,7 +177,9 @@ struct flamestat_read {
  * Binary snapshot: a header, then records. Every record starts with
  * struct flamestat_rec and is padded to a multiple of 8 bytes; readers skip
  * record types they do not know. Records that others refer to (FILE, PROC,
- * MAP, KSYM) come before the STACK records that use them.
+ * MAP, KSYM) come before the STACK records that use them. A record may
+ * grow at its end in a later module (FLAMESTAT_ABI_VERSION unchanged):
+ * readers take the fields hdr.size covers and ignore the rest.
  */
 #define FLAMESTAT_SNAP_MAGIC	0x504e5346 /* "FSNP" little endian */
 
@@ -220,13 +222,28 @@ struct flamestat_rec_file {
 	__u32 path_len;		/* strlen(path) */
 	__u64 dev;		/* st_dev, new_encode_dev() form */
 	__u64 ino;
-	char path[];		/* NUL-terminated, host (init) mount ns */
+	/*
+	 * NUL-terminated. Relative to the root of the processes whose MAP
+	 * records name this file: a process with FLAMESTAT_PROCF_OWN_ROOT
+	 * (chroot, container) finds it under /proc/TGID/root while it lives;
+	 * the host's root for the others. A file seen from two roots has a
+	 * record for each.
+	 */
+	char path[];
 };
 
 /* struct flamestat_rec_proc.flags */
 #define FLAMESTAT_PROCF_EXITED	(1U << 0) /* gone before the snapshot */
 #define FLAMESTAT_PROCF_COMPAT	(1U << 1) /* 32-bit task */
 #define FLAMESTAT_PROCF_NOMAPS	(1U << 2) /* maps could not be recorded */
+/* Its root is not the host's: its FILE paths are relative to its root. */
+#define FLAMESTAT_PROCF_OWN_ROOT (1U << 3)
+/*
+ * Gone before its root could be read: its FILE paths are as the host sees
+ * them, or from the top of its mount namespace if the host cannot reach
+ * the file; mnt_ns and root_* are 0.
+ */
+#define FLAMESTAT_PROCF_ROOT_UNKNOWN (1U << 4)
 
 struct flamestat_rec_proc {
 	struct flamestat_rec hdr;
@@ -235,6 +252,10 @@ struct flamestat_rec_proc {
 	__u32 ns_tgid;		/* as the process saw itself (perf-PID.map) */
 	__u32 flags;		/* FLAMESTAT_PROCF_* */
 	char comm[FLAMESTAT_COMM_LEN]; /* of the thread first seen */
+	/* Where its files are: present when hdr.size >= 64 (older: 40). */
+	__u64 mnt_ns;		/* inode of /proc/TGID/ns/mnt; 0: unknown */
+	__u64 root_dev;		/* its root directory (OWN_ROOT), st_dev form */
+	__u64 root_ino;
 };
 
 /* struct flamestat_rec_map.flags */

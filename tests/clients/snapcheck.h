@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,10 +231,23 @@ static inline int snap_validate(const void *raw, size_t size,
 		case FLAMESTAT_REC_PROC: {
 			const struct flamestat_rec_proc *pr = (const void *)r;
 
-			if (r->size < sizeof(*pr) || !pr->proc_id || pr->proc_id >= SNAP_MAX_IDS ||
+			/* The root fields came later (40-byte records before). */
+			bool roots = r->size >= sizeof(*pr);
+
+			if (r->size < offsetof(struct flamestat_rec_proc, mnt_ns) ||
+			    !pr->proc_id || pr->proc_id >= SNAP_MAX_IDS ||
 			    proc_seen[pr->proc_id] ||
 			    (pr->flags & ~(FLAMESTAT_PROCF_EXITED | FLAMESTAT_PROCF_COMPAT |
-					   FLAMESTAT_PROCF_NOMAPS)) ||
+					   FLAMESTAT_PROCF_NOMAPS | FLAMESTAT_PROCF_OWN_ROOT |
+					   FLAMESTAT_PROCF_ROOT_UNKNOWN)) ||
+			    /* A root is known, and then it is ours or its own. */
+			    (roots && (pr->flags & FLAMESTAT_PROCF_ROOT_UNKNOWN) &&
+			     (pr->flags & FLAMESTAT_PROCF_OWN_ROOT ||
+			      pr->mnt_ns || pr->root_dev || pr->root_ino)) ||
+			    (roots && !(pr->flags & FLAMESTAT_PROCF_OWN_ROOT) &&
+			     (pr->root_dev || pr->root_ino)) ||
+			    (roots && (pr->flags & FLAMESTAT_PROCF_OWN_ROOT) &&
+			     !pr->root_ino) ||
 			    !memchr(pr->comm, '\0', sizeof(pr->comm))) {
 				snap_fail(why, whylen, "record %u: bad PROC (id %u)", nrec, pr->proc_id);
 				goto out;

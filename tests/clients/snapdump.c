@@ -132,8 +132,15 @@ int main(int argc, char **argv)
 		case FLAMESTAT_REC_PROC: {
 			const struct flamestat_rec_proc *pr = (const void *)r;
 
-			printf("proc id=%u tgid=%u flags=%#x comm=", pr->proc_id,
+			printf("proc id=%u tgid=%u flags=%#x", pr->proc_id,
 			       pr->tgid, pr->flags);
+			/* Root fields: in records of 64 bytes and more. */
+			if (r->size >= 64)
+				printf(" mnt_ns=%llu root=%llu:%llu",
+				       (unsigned long long)pr->mnt_ns,
+				       (unsigned long long)pr->root_dev,
+				       (unsigned long long)pr->root_ino);
+			printf(" comm=");
 			put_name(pr->comm, sizeof(pr->comm));
 			putchar('\n');
 			break;

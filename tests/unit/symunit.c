@@ -5,6 +5,7 @@
 #include "sym/elfsym.h"
 #include "sym/ksyms.h"
 #include "sym/perfmap.h"
+#include "sym/procroot.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -13,6 +14,8 @@
 #include <stddef.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 /*
  * usage: symunit FIXTURE_DIR BUILT_DIR TMP_DIR
@@ -157,6 +160,70 @@ static void test_perfmap_overlaps(const char *tmp)
 	perfmap_cache_free(c);
 	free(path);
 	free(dir);
+}
+
+/* --- files in a process's own root --- */
+
+/* The kernel's new_encode_dev(), as the module records st_dev. */
+static uint64_t kdev(dev_t d)
+{
+	uint64_t maj = major(d), min = minor(d);
+
+	return (min & 0xff) | (maj << 8) | ((min & ~0xffULL) << 12);
+}
+
+/*
+ * A fake /proc: 100/root and 200/root are links to one directory (the
+ * container's root) holding bin/prog; 300/root to another directory with
+ * a different bin/prog. procroot_find() must take the recorded file
+ * through the recorded process, else through another with the same root,
+ * and never a file of the same name that is not the recorded one.
+ */
+static void test_procroot(const char *tmp)
+{
+	char *proc = xasprintf("%s/fakeproc", tmp);
+	char *ctr = xasprintf("%s/ctr", tmp), *other = xasprintf("%s/other", tmp);
+	char *cmd = xasprintf("rm -rf %s %s %s && mkdir -p %s/100 %s/200 %s/300 %s/bin %s/bin && "
+			      "echo a >%s/bin/prog && echo b >%s/bin/prog && "
+			      "ln -s %s %s/100/root && ln -s %s %s/200/root && ln -s %s %s/300/root",
+			      proc, ctr, other, proc, proc, proc, ctr, other, ctr, other,
+			      ctr, proc, ctr, proc, other, proc);
+	char *prog = xasprintf("%s/bin/prog", ctr), *got;
+	char *want = xasprintf("%s/100/root/bin/prog", proc);
+	struct procroot r = { .tgid = 100 };
+	struct stat st, rst;
+
+	if (system(cmd) || stat(prog, &st) || stat(ctr, &rst)) {
+		check(false, "procroot-setup", "%s failed", cmd);
+		goto out;
+	}
+	r.root_dev = kdev(rst.st_dev);
+	r.root_ino = rst.st_ino;
+	got = procroot_find(proc, &r, "/bin/prog", kdev(st.st_dev), st.st_ino);
+	check(got && !strcmp(got, want),
+	      "procroot-own-pid", "got %s", got ? got : "NULL");
+	free(got);
+	/* The recorded process is gone: 200 shares its root, 300 does not. */
+	r.tgid = 400;
+	got = procroot_find(proc, &r, "/bin/prog", kdev(st.st_dev), st.st_ino);
+	check(got && (strstr(got, "/100/root/") || strstr(got, "/200/root/")),
+	      "procroot-same-root", "got %s", got ? got : "NULL");
+	free(got);
+	/* Another file of that name (300's, or a rewritten one): refused. */
+	got = procroot_find(proc, &r, "/bin/prog", kdev(st.st_dev),
+			    st.st_ino + 1);
+	check(!got, "procroot-other-file", "got %s", got ? got : "NULL");
+	free(got);
+	got = procroot_find(proc, &r, "bin/prog", kdev(st.st_dev), st.st_ino);
+	check(!got, "procroot-relative-path", "got %s", got ? got : "NULL");
+	free(got);
+out:
+	free(cmd);
+	free(want);
+	free(prog);
+	free(ctr);
+	free(other);
+	free(proc);
 }
 
 /* --- kallsyms --- */
@@ -523,6 +590,7 @@ int main(int argc, char **argv)
 	}
 	test_demangle();
 	test_perfmap_overlaps(argv[3]);
+	test_procroot(argv[3]);
 	test_ksyms(argv[1]);
 	test_cache(argv[2]);
 	test_bad_images();

@@ -86,7 +86,20 @@ static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
 		return symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
 				      is_ret);
 	c = cache_of(fc, s, m->file);
-	if (!c->looked_up) {
+	if (!c->looked_up && (proc->flags & FLAMESTAT_PROCF_OWN_ROOT)) {
+		struct procroot root = {
+			.tgid = proc->tgid,
+			.root_dev = proc->root_dev,
+			.root_ino = proc->root_ino,
+		};
+
+		c->handle = symbolize_file_in_root(sym, &root, proc->comm,
+						   m->file->path, m->file->dev,
+						   m->file->ino,
+						   m->file->build_id,
+						   m->file->build_id_size);
+		c->looked_up = true;
+	} else if (!c->looked_up) {
 		c->handle = symbolize_file(sym, m->file->path,
 					   m->file->build_id,
 					   m->file->build_id_size);

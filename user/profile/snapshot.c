@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parse, validate, load and save binary snapshots (see snapshot.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,8 @@ static int parse_proc(struct parser *p, const void *rec, size_t size)
 	struct snapshot *s = p->s;
 	struct snap_proc *pr;
 
-	if (size < sizeof(*r) || !r->proc_id)
+	/* Modules before the root fields wrote 40-byte records. */
+	if (size < offsetof(struct flamestat_rec_proc, mnt_ns) || !r->proc_id)
 		return perr(p, "bad PROC record");
 	GROW(p, s->procs, s->nr_procs, p->cap_procs);
 	pr = &s->procs[s->nr_procs++];
@@ -129,6 +131,14 @@ static int parse_proc(struct parser *p, const void *rec, size_t size)
 	pr->flags = r->flags;
 	memcpy(pr->comm, r->comm, sizeof(pr->comm));
 	pr->comm[sizeof(pr->comm) - 1] = '\0';
+	if (size >= offsetof(struct flamestat_rec_proc, root_ino) +
+		    sizeof(r->root_ino)) {
+		pr->mnt_ns = r->mnt_ns;
+		pr->root_dev = r->root_dev;
+		pr->root_ino = r->root_ino;
+	} else {
+		pr->flags &= ~(uint32_t)FLAMESTAT_PROCF_OWN_ROOT;
+	}
 	return 0;
 }
 

@@ -37,6 +37,9 @@ struct snap_proc {
 	uint32_t ns_tgid;
 	uint32_t flags;		/* FLAMESTAT_PROCF_* */
 	char comm[FLAMESTAT_COMM_LEN];
+	uint64_t mnt_ns;	/* 0: unknown (or an older module) */
+	uint64_t root_dev;	/* with FLAMESTAT_PROCF_OWN_ROOT */
+	uint64_t root_ino;
 	struct snap_map *maps;	/* sorted by start, non-overlapping */
 	size_t nr_maps;
 };

@@ -282,6 +282,34 @@ struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 	return elfsym_open(s->elf, path, build_id, build_id_len);
 }
 
+struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
+					   const struct procroot *root,
+					   const char *comm, const char *path,
+					   uint64_t dev, uint64_t ino,
+					   const unsigned char *build_id,
+					   size_t build_id_len)
+{
+	struct elfsym_file *f;
+	char *where, *key;
+
+	if (s->opts.sysroot && *s->opts.sysroot)
+		return symbolize_file(s, path, build_id, build_id_len);
+	where = procroot_find(s->opts.proc_root, root, path, dev, ino);
+	if (where) {
+		f = elfsym_open(s->elf, where, build_id, build_id_len);
+		free(where);
+		return f;
+	}
+	fs_warn("%s: not found: it is in the root of process %u (%s), and no live process reaches it there%s; its frames stay file+offset",
+		path, root->tgid, comm,
+		build_id_len ? " (debug info is looked for by build-id)" : "");
+	/* Not an absolute path: elfsym looks for no file, only debug info. */
+	key = xasprintf("[root of %u]%s", root->tgid, path);
+	f = elfsym_open(s->elf, key, build_id, build_id_len);
+	free(key);
+	return f;
+}
+
 static const char *user_frame(struct symbolizer *s, struct elfsym_file *file,
 			      uint64_t off, bool is_ret, bool *resolved)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "sym/elfsym.h"
+#include "sym/procroot.h"
 
 /*
  * The one place that decides what a frame looks like in folded output.
@@ -75,6 +76,21 @@ void symbolizer_free(struct symbolizer *s);
 struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 				   const unsigned char *build_id,
 				   size_t build_id_len);
+
+/*
+ * The same for a file of a process with its own root (chroot, container;
+ * FLAMESTAT_PROCF_OWN_ROOT): @path is relative to that root and is
+ * reached through /proc (sym/procroot.h), never at the host's path of the
+ * same name. A file no live process reaches is warned about once, and its
+ * frames stay <basename>+0x<offset> (or are named from debug info found by
+ * build-id). With opts.sysroot, @path is taken under the sysroot as any.
+ */
+struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
+					   const struct procroot *root,
+					   const char *comm, const char *path,
+					   uint64_t dev, uint64_t ino,
+					   const unsigned char *build_id,
+					   size_t build_id_len);
 
 /* A frame at file_offset in file; is_return_addr for all but the leaf. */
 const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
