@@ -26,11 +26,13 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 		return;
 	fst_counts_add(&t->counts, &src->counts);
 	fst_table_for_each(src, e, off) {
-		if (fst_table_add(t, e, e->count) < 0) {
+		int err = fst_table_add(t, e, e->count);
+
+		if (err < 0) {
 			/* Taken and walked, but there is no room to keep it. */
 			t->counts.recorded -= e->count;
-			t->counts.dropped[FLAMESTAT_DROP_TABLE_FULL] +=
-				e->count;
+			t->counts.dropped[err == -E2BIG ? FLAMESTAT_DROP_PROBE :
+					  FLAMESTAT_DROP_TABLE_FULL] += e->count;
 		}
 	}
 	fst_table_clear(src);

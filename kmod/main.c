@@ -16,6 +16,7 @@
 #include "config.h"
 #include "device.h"
 #include "session.h"
+#include "table.h"
 
 /* Initial configuration; the tool changes it through the ioctls. */
 static unsigned int freq = FLAMESTAT_DEFAULT_FREQ;
@@ -71,6 +72,11 @@ MODULE_PARM_DESC(pcpu_kb, "KiB for each of a CPU's two tables (default 512)");
 static unsigned int table_kb = 16384;
 module_param(table_kb, uint, 0444);
 MODULE_PARM_DESC(table_kb, "KiB for the merged table of unique stacks (default 16384)");
+
+/* Shows the cap in force once loaded (0 at load time asks for it). */
+static unsigned int reader_kb;
+module_param(reader_kb, uint, 0444);
+MODULE_PARM_DESC(reader_kb, "KiB that all readers together may make the module hold: table copies, snapshots (default 4 x table_kb, at least 65536)");
 
 static unsigned int max_procs = 8192;
 module_param(max_procs, uint, 0444);
@@ -148,6 +154,11 @@ static int __init fst_init(void)
 	struct fst_cfg *cfg;
 	int err;
 
+	/* Before any sampler can hash a stack. */
+	fst_hash_init_key();
+	if (!reader_kb)
+		reader_kb = max(4 * min(table_kb, 1U << 24), 65536U);
+	fst_reader_mem_init((long)reader_kb * 1024);
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
 		return -ENOMEM;

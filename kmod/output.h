@@ -25,6 +25,7 @@ struct fst_text {
 /* snapshot.c: the binary snapshot */
 int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **buf,
 		       size_t *size);
+void fst_snapshot_free(void *buf, size_t size);
 
 /* ksym.c: kernel symbol names */
 int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset);

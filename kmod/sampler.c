@@ -85,7 +85,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 	struct fst_entry *key = c->scratch;
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
-	u64 hash = FST_HASH_SEED;
+	struct fst_hash hash = fst_hash_seed;
 	u32 flags = 0;
 	int added;
 
@@ -153,7 +153,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 				     &flags);
 	}
 	if (nk)
-		hash = fst_hash_frames(hash, key->frames, nk);
+		fst_hash_frames(&hash, key->frames, nk);
 	key->proc_id = 0;
 	if (want_user) {
 		nu = fst_walk_user(uregs, umode, key->frames + nk,
@@ -172,11 +172,12 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 	key->flags = flags;
 	memcpy(key->comm, task->comm, sizeof(key->comm));
 	key->comm[sizeof(key->comm) - 1] = '\0';
-	key->hash = fst_entry_hash_with(key, hash);
+	key->hash = fst_entry_hash_with(key, &hash);
 
 	added = fst_table_add(t, key, 1);
 	if (added < 0) {
-		fst_drop(t, FLAMESTAT_DROP_CPU_TABLE_FULL);
+		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
+			 FLAMESTAT_DROP_CPU_TABLE_FULL);
 	} else {
 		if (added && key->proc_id)
 			fst_procdb_check_frames(s->procdb, key->proc_id,

@@ -328,7 +328,7 @@ bool fst_running(void)
  * Folds every CPU's samples in first, with the processes' current maps.
  *
  * Context: process context; takes ctl_lock and the drain's lock.
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -ENOBUFS when readers hold reader_kb already.
  */
 int fst_copy_take(struct fst_copy *copy, bool clear)
 {
@@ -348,10 +348,17 @@ int fst_copy_take(struct fst_copy *copy, bool clear)
 	mutex_lock(&sess.ctl_lock);
 	mutex_lock(&sess.agg.lock);
 	fst_drain(&sess.agg);
+	copy->charged = max_t(size_t, agg->used, 1) * sizeof(u64);
+	err = fst_reader_charge(copy->charged);
+	if (err) {
+		copy->charged = 0;
+		goto out;
+	}
 	/* A reader's copy may fail, but never wake the OOM killer. */
-	copy->arena = __vmalloc(max_t(size_t, agg->used, 1) * sizeof(u64),
-				FST_GFP_READER);
+	copy->arena = __vmalloc(copy->charged, FST_GFP_READER);
 	if (!copy->arena) {
+		fst_reader_uncharge(copy->charged);
+		copy->charged = 0;
 		err = -ENOMEM;
 		goto out;
 	}
@@ -387,6 +394,7 @@ out:
 void fst_copy_release(struct fst_copy *copy)
 {
 	vfree(copy->arena);
+	fst_reader_uncharge(copy->charged);
 	fst_procdb_put(copy->procdb);
 	memset(copy, 0, sizeof(*copy));
 }
@@ -419,6 +427,7 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->buildid_uncached = READ_ONCE(db->nr_buildid_uncached);
 	st->maps_busy = READ_ONCE(db->nr_maps_busy);
 	st->maps_truncated = READ_ONCE(db->nr_maps_truncated);
+	st->reader_mem = fst_reader_mem_used();
 
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {

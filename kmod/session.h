@@ -69,7 +69,14 @@ struct fst_copy {
 	u64 boottime_ns;
 	u32 nr_cpus;		/* CPUs sampled */
 	bool lockdown;
+	size_t charged;		/* fst_reader_charge()d for the arena */
 };
+
+/* readermem.c: what readers make the module hold, capped at reader_kb. */
+void fst_reader_mem_init(long max);
+int fst_reader_charge(size_t bytes);
+void fst_reader_uncharge(size_t bytes);
+long fst_reader_mem_used(void);
 
 int fst_copy_take(struct fst_copy *copy, bool clear);
 void fst_copy_release(struct fst_copy *copy);

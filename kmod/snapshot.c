@@ -31,22 +31,73 @@ struct fst_ksymset {
 	u8 *is_ret;		/* by id - 1: first seen as a return address */
 	char **name;		/* by id - 1, resolved once for both passes */
 	u32 *offset;		/* by id - 1 */
-	u32 size;		/* power of two */
+	u32 size;		/* slots, a power of two, >= 2 * cap */
+	u32 cap;		/* ids val[] and is_ret[] have room for */
 	u32 nr;
 };
 
-static int fst_ksymset_init(struct fst_ksymset *s, u32 max)
+/*
+ * Sized by the distinct values met, not by every kernel frame of the
+ * table (a full table has millions of frames and a few thousand distinct
+ * PCs): starts small, doubles when half full.
+ */
+#define FST_KSYMSET_MIN	1024
+
+static int fst_ksymset_grow(struct fst_ksymset *s, u32 cap)
 {
-	s->size = roundup_pow_of_two(max_t(u32, 2 * max, 16));
-	s->nr = 0;
-	s->slot = kvcalloc(s->size, sizeof(u64), FST_GFP_READER);
-	s->slot_id = kvcalloc(s->size, sizeof(u32), FST_GFP_READER);
-	s->val = kvcalloc(max_t(u32, max, 1), sizeof(u64), FST_GFP_READER);
-	s->is_ret = kvcalloc(max_t(u32, max, 1), 1, FST_GFP_READER);
-	s->name = kvcalloc(max_t(u32, max, 1), sizeof(char *), FST_GFP_READER);
-	s->offset = kvcalloc(max_t(u32, max, 1), sizeof(u32), FST_GFP_READER);
-	return s->slot && s->slot_id && s->val && s->is_ret && s->name &&
-	       s->offset ? 0 : -ENOMEM;
+	u32 size = roundup_pow_of_two(2 * cap), i;
+	u64 *slot = kvcalloc(size, sizeof(u64), FST_GFP_READER);
+	u32 *slot_id = kvcalloc(size, sizeof(u32), FST_GFP_READER);
+	u64 *val = kvcalloc(cap, sizeof(u64), FST_GFP_READER);
+	u8 *is_ret = kvcalloc(cap, 1, FST_GFP_READER);
+
+	if (!slot || !slot_id || !val || !is_ret) {
+		kvfree(slot);
+		kvfree(slot_id);
+		kvfree(val);
+		kvfree(is_ret);
+		return -ENOMEM;
+	}
+	if (s->nr) {
+		memcpy(val, s->val, s->nr * sizeof(u64));
+		memcpy(is_ret, s->is_ret, s->nr);
+	}
+	/* Rehash by id, so ids stay what they were. */
+	for (i = 0; i < s->nr; i++) {
+		u32 j = hash_64(val[i], ilog2(size));
+
+		while (slot[j])
+			j = (j + 1) & (size - 1);
+		slot[j] = val[i];
+		slot_id[j] = i + 1;
+	}
+	kvfree(s->slot);
+	kvfree(s->slot_id);
+	kvfree(s->val);
+	kvfree(s->is_ret);
+	s->slot = slot;
+	s->slot_id = slot_id;
+	s->val = val;
+	s->is_ret = is_ret;
+	s->size = size;
+	s->cap = cap;
+	return 0;
+}
+
+static int fst_ksymset_init(struct fst_ksymset *s)
+{
+	memset(s, 0, sizeof(*s));
+	return fst_ksymset_grow(s, FST_KSYMSET_MIN);
+}
+
+/* Names and offsets, once every value is known. */
+static int fst_ksymset_alloc_names(struct fst_ksymset *s)
+{
+	s->name = kvcalloc(max_t(u32, s->nr, 1), sizeof(char *),
+			   FST_GFP_READER);
+	s->offset = kvcalloc(max_t(u32, s->nr, 1), sizeof(u32),
+			     FST_GFP_READER);
+	return s->name && s->offset ? 0 : -ENOMEM;
 }
 
 static void fst_ksymset_free(struct fst_ksymset *s)
@@ -63,19 +114,34 @@ static void fst_ksymset_free(struct fst_ksymset *s)
 	kvfree(s->is_ret);
 }
 
-/* Returns the id of @v, adding it if new. @v is never 0. */
-static u32 fst_ksymset_add(struct fst_ksymset *s, u64 v, bool is_ret)
+/* Adds @v (never 0) if new; -ENOMEM when the set could not grow. */
+static int fst_ksymset_add(struct fst_ksymset *s, u64 v, bool is_ret)
 {
 	u32 mask = s->size - 1, i = hash_64(v, ilog2(s->size));
 
 	while (s->slot[i] && s->slot[i] != v)
 		i = (i + 1) & mask;
-	if (!s->slot[i]) {
-		s->slot[i] = v;
-		s->val[s->nr] = v;
-		s->is_ret[s->nr] = is_ret;
-		s->slot_id[i] = ++s->nr;
+	if (s->slot[i])
+		return 0;
+	if (s->nr == s->cap) {
+		if (fst_ksymset_grow(s, 2 * s->cap))
+			return -ENOMEM;
+		return fst_ksymset_add(s, v, is_ret);
 	}
+	s->slot[i] = v;
+	s->val[s->nr] = v;
+	s->is_ret[s->nr] = is_ret;
+	s->slot_id[i] = ++s->nr;
+	return 0;
+}
+
+/* The id of @v, which fst_ksymset_add() added. */
+static u32 fst_ksymset_id(const struct fst_ksymset *s, u64 v)
+{
+	u32 mask = s->size - 1, i = hash_64(v, ilog2(s->size));
+
+	while (s->slot[i] && s->slot[i] != v)
+		i = (i + 1) & mask;
 	return s->slot_id[i];
 }
 
@@ -272,7 +338,7 @@ static void fst_emit_stacks(struct fst_snap *s)
 			if (s->hide_kernel)
 				v = FST_KSYM_WITHHELD;
 			else if (!s->kaddr_ok)
-				v = fst_ksymset_add(&s->ksyms, v, i > 0);
+				v = fst_ksymset_id(&s->ksyms, v);
 			r->frames[i] = v;
 		}
 		memcpy(&r->frames[nk], &e->frames[e->nr_kernel],
@@ -326,28 +392,33 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 /* Sizing pass: which procs, maps, files and kernel frame values are used. */
 static int fst_snap_collect(struct fst_snap *s)
 {
-	u64 nframes = 0;
 	struct fst_entry *e;
 	u32 off, i;
 	int err;
 
 	fst_copy_for_each(s->copy, e, off) {
-		nframes += e->nr_kernel;
 		if (fst_procdb_proc(s->db, e->proc_id))
 			__set_bit(e->proc_id - 1, s->procs_used);
 	}
-	err = fst_ksymset_init(&s->ksyms, s->hide_kernel ? 1 :
-			      min_t(u64, nframes, U32_MAX / 4));
+	err = fst_ksymset_init(&s->ksyms);
 	if (err)
 		return err;
 	if (s->hide_kernel) {
-		fst_ksymset_add(&s->ksyms, FST_KSYM_WITHHELD, false);
+		err = fst_ksymset_add(&s->ksyms, FST_KSYM_WITHHELD, false);
 	} else {
-		fst_copy_for_each(s->copy, e, off)
-			for (i = 0; i < e->nr_kernel; i++)
-				fst_ksymset_add(&s->ksyms, e->frames[i], i > 0);
+		fst_copy_for_each(s->copy, e, off) {
+			for (i = 0; i < e->nr_kernel && !err; i++)
+				err = fst_ksymset_add(&s->ksyms, e->frames[i],
+						      i > 0);
+			if (err)
+				break;
+			cond_resched();
+		}
 	}
-	err = fst_ksymset_resolve(s);
+	if (!err)
+		err = fst_ksymset_alloc_names(&s->ksyms);
+	if (!err)
+		err = fst_ksymset_resolve(s);
 	if (err)
 		return err;
 	return fst_snap_collect_maps(s);
@@ -366,11 +437,12 @@ static void fst_snap_emit_all(struct fst_snap *s)
  * @copy: the copy
  * @kaddr_ok: the reader may see raw kernel addresses; if not, kernel frames
  *	become KSYM ids
- * @bufp: the new vmalloc'ed snapshot
+ * @bufp: the new snapshot, freed with fst_snapshot_free()
  * @sizep: its size
  *
  * Context: process context; takes the process database's lock.
- * Return: 0, -ENOMEM, or -EIO if the two passes disagree (a bug).
+ * Return: 0, -ENOMEM, -ENOBUFS when readers hold reader_kb already, or
+ * -EIO if the two passes disagree (a bug).
  */
 int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
 		       size_t *sizep)
@@ -396,9 +468,16 @@ int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **bufp,
 	/* Sizing pass (buf == NULL), then the real one. */
 	s.size = sizeof(*h);
 	fst_snap_emit_all(&s);
-	/* Charged to the reader; may fail, never wakes the OOM killer. */
+	/*
+	 * Charged to the reader and to reader_kb until the descriptor drops
+	 * it (fst_snapshot_free()); may fail, never wakes the OOM killer.
+	 */
+	err = fst_reader_charge(s.size);
+	if (err)
+		goto out_unlock;
 	s.buf = __vmalloc(s.size, FST_GFP_READER | __GFP_ZERO);
 	if (!s.buf) {
+		fst_reader_uncharge(s.size);
 		err = -ENOMEM;
 		goto out_unlock;
 	}
@@ -412,7 +491,7 @@ out_unlock:
 	if (err)
 		goto out_free;
 	if (WARN_ON_ONCE(s.size != *sizep)) {
-		vfree(s.buf);
+		fst_snapshot_free(s.buf, *sizep);
 		err = -EIO;
 		goto out_free;
 	}
@@ -440,4 +519,19 @@ out_free:
 	bitmap_free(s.procs_used);
 	bitmap_free(s.files_used);
 	return err;
+}
+
+/**
+ * fst_snapshot_free() - free a snapshot fst_snapshot_build() made
+ * @buf: the snapshot, or NULL
+ * @size: its size
+ *
+ * Context: process context.
+ */
+void fst_snapshot_free(void *buf, size_t size)
+{
+	if (!buf)
+		return;
+	vfree(buf);
+	fst_reader_uncharge(size);
 }

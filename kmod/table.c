@@ -7,6 +7,7 @@
  * the drop.
  */
 #include <linux/log2.h>
+#include <linux/random.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -99,53 +100,80 @@ size_t fst_table_bytes(const struct fst_table *t)
 	       (size_t)t->nr_buckets * sizeof(u32);
 }
 
+struct fst_hash fst_hash_seed __read_mostly;
+
+/**
+ * fst_hash_init_key() - draw the stack hash's key
+ *
+ * Once, at load, before any sampler runs: every table of the module's life
+ * hashes with it (the merged table reuses the CPUs' hashes).
+ *
+ * Context: process context.
+ */
+void fst_hash_init_key(void)
+{
+	u64 k[2];
+
+	get_random_bytes(k, sizeof(k));
+	/* SipHash's initialization, as in lib/siphash.c. */
+	fst_hash_seed = (struct fst_hash) {
+		.v0 = 0x736f6d6570736575ULL ^ k[0],
+		.v1 = 0x646f72616e646f6dULL ^ k[1],
+		.v2 = 0x6c7967656e657261ULL ^ k[0],
+		.v3 = 0x7465646279746573ULL ^ k[1],
+	};
+	memzero_explicit(k, sizeof(k));
+}
+
 /**
  * fst_hash_frames() - continue a frame hash over several frames
- * @h: the hash so far
+ * @h: the hash so far, continued
  * @frames: the frames
  * @n: how many
  *
  * Context: any, hard-irq included.
- * Return: @h continued with fst_hash_frame() over each frame.
  */
-u64 fst_hash_frames(u64 h, const u64 *frames, u32 n)
+void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		h = fst_hash_frame(h, frames[i]);
-	return h;
+		fst_hash_frame(h, frames[i]);
 }
 
 /**
  * fst_entry_hash_with() - the hash of a stack entry's whole key
  * @key: the entry
- * @frames_hash: fst_hash_frames() from FST_HASH_SEED over every frame,
- *	kernel then user, which the sampler computes while walking
+ * @frames: fst_hash_frames() from fst_hash_seed over every frame, kernel
+ *	then user, which the sampler computes while walking
  *
- * Every key field counts. A step is one xor and one multiply, which carries
- * every bit of a word into the bits above it; the final mix folds the high
- * bits, which every word has reached, back into the low ones that pick the
- * bucket.
+ * Every key field counts, then the number of words, as SipHash ends a
+ * message, and its finalization.
  *
  * Context: any, hard-irq included.
  * Return: the value for @key->hash.
  */
-u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash)
+u32 fst_entry_hash_with(const struct fst_entry *key,
+			const struct fst_hash *frames)
 {
 	const u64 *comm = (const u64 *)key->comm;
-	u64 h = frames_hash;
+	struct fst_hash h = *frames;
+	u64 words = key->nr_kernel + key->nr_user + 5;
 
-	h = fst_hash_frame(h, ((u64)key->tgid << 32) | key->proc_id);
-	h = fst_hash_frame(h, ((u64)key->cpu << 48) |
-			  ((u64)key->nr_kernel << 32) |
-			  ((u64)key->nr_user << 16));
-	h = fst_hash_frame(h, key->flags);
-	h = fst_hash_frame(h, comm[0]);
-	h = fst_hash_frame(h, comm[1]);
-	h ^= h >> 29;
-	h *= FST_HASH_MUL;
-	return (u32)(h ^ (h >> 32));
+	fst_hash_frame(&h, ((u64)key->tgid << 32) | key->proc_id);
+	fst_hash_frame(&h, ((u64)key->cpu << 48) |
+			   ((u64)key->nr_kernel << 32) |
+			   ((u64)key->nr_user << 16));
+	fst_hash_frame(&h, key->flags);
+	fst_hash_frame(&h, comm[0]);
+	fst_hash_frame(&h, comm[1]);
+	fst_hash_frame(&h, words << 59);
+	h.v2 ^= 0xff;
+	fst_sipround(&h);
+	fst_sipround(&h);
+	fst_sipround(&h);
+	return (u32)((h.v0 ^ h.v1 ^ h.v2 ^ h.v3) >> 32) ^
+	       (u32)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
 }
 
 /*
@@ -209,13 +237,14 @@ static noinline int fst_table_insert(struct fst_table *t,
  * Context: hard-irq (hrtimer) on the owning CPU's table: must not sleep,
  * allocate or take locks; the caller guarantees a single writer. Also the
  * drain, under the aggregate's lock, for the merged table.
- * Return: 0 when the stack was there, 1 when it is new, or -ENOSPC when a
- * new entry does not fit.
+ * Return: 0 when the stack was there, 1 when it is new, -ENOSPC when a
+ * new entry does not fit, or -E2BIG when its bucket holds more than
+ * FST_PROBE_MAX other stacks.
  */
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 {
 	u32 b = key->hash & (t->nr_buckets - 1);
-	u32 off = t->buckets[b];
+	u32 off = t->buckets[b], probe = 0;
 	struct fst_entry *e;
 
 	while (off) {
@@ -225,6 +254,12 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 			return 0;
 		}
 		off = e->next;
+		/* Bounded in hard-irq, whatever the stacks (see table.h). */
+		if (unlikely(++probe > t->counts.probe_max)) {
+			if (probe > FST_PROBE_MAX)
+				return -E2BIG;
+			t->counts.probe_max = probe;
+		}
 	}
 	return fst_table_insert(t, key, count, b);
 }
@@ -253,6 +288,7 @@ void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 	dst->unmapped_procs += src->unmapped_procs;
 	dst->cost_ns += src->cost_ns;
 	dst->cost_max_ns = max(dst->cost_max_ns, src->cost_max_ns);
+	dst->probe_max = max(dst->probe_max, src->probe_max);
 	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
 		dst->cost_hist[i] += src->cost_hist[i];
 }
@@ -281,6 +317,7 @@ void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c)
 	st->unmapped_procs = c->unmapped_procs;
 	st->cost_ns = c->cost_ns;
 	st->cost_max_ns = c->cost_max_ns;
+	st->probe_max = c->probe_max;
 	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
 		st->cost_hist[i] = c->cost_hist[i];
 }

@@ -8,6 +8,7 @@
 #ifndef FLAMESTAT_TABLE_H
 #define FLAMESTAT_TABLE_H
 
+#include <linux/bitops.h>
 #include <linux/types.h>
 
 #include "uapi/flamestat.h"
@@ -55,6 +56,7 @@ struct fst_counts {
 	u64 cost_ns;
 	u64 cost_max_ns;
 	u64 cost_hist[FLAMESTAT_COST_BUCKETS];
+	u64 probe_max;		/* longest bucket probe, entries compared */
 };
 
 struct fst_table {
@@ -71,16 +73,52 @@ int fst_table_init(struct fst_table *t, size_t bytes, int node);
 void fst_table_free(struct fst_table *t);
 void fst_table_clear(struct fst_table *t);
 
-/* Frames are hashed as they are walked: h = fst_hash_frame(h, frame). */
-#define FST_HASH_SEED	0
-#define FST_HASH_MUL	0x9e3779b97f4a7c15ULL
-static inline u64 fst_hash_frame(u64 h, u64 frame)
+/*
+ * Stacks are hashed as they are walked, with SipHash-1-3 (what the
+ * kernel's hsiphash() is on 64-bit) under a key drawn at load time. The
+ * frames are the sampled program's choice: with an unkeyed hash a process
+ * could build stacks that all land in one bucket and make the probe, in
+ * hard-irq, as long as it likes. Keyed, it cannot aim; and a probe is
+ * bounded anyway (FST_PROBE_MAX). Per frame: one compression round.
+ */
+struct fst_hash {
+	u64 v0, v1, v2, v3;
+};
+
+extern struct fst_hash fst_hash_seed;	/* the key's initial state */
+
+#define FST_PROBE_MAX	FLAMESTAT_PROBE_MAX /* compared, then the stack is dropped */
+
+static __always_inline void fst_sipround(struct fst_hash *h)
 {
-	return (h ^ frame) * FST_HASH_MUL;
+	h->v0 += h->v1;
+	h->v1 = rol64(h->v1, 13);
+	h->v1 ^= h->v0;
+	h->v0 = rol64(h->v0, 32);
+	h->v2 += h->v3;
+	h->v3 = rol64(h->v3, 16);
+	h->v3 ^= h->v2;
+	h->v0 += h->v3;
+	h->v3 = rol64(h->v3, 21);
+	h->v3 ^= h->v0;
+	h->v2 += h->v1;
+	h->v1 = rol64(h->v1, 17);
+	h->v1 ^= h->v2;
+	h->v2 = rol64(h->v2, 32);
 }
 
-u64 fst_hash_frames(u64 h, const u64 *frames, u32 n);
-u32 fst_entry_hash_with(const struct fst_entry *key, u64 frames_hash);
+/* Any context, hard-irq included: no memory but @h is touched. */
+static __always_inline void fst_hash_frame(struct fst_hash *h, u64 frame)
+{
+	h->v3 ^= frame;
+	fst_sipround(h);
+	h->v0 ^= frame;
+}
+
+void fst_hash_init_key(void);
+void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n);
+u32 fst_entry_hash_with(const struct fst_entry *key,
+			const struct fst_hash *frames);
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count);
 size_t fst_table_bytes(const struct fst_table *t);
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);

@@ -233,6 +233,7 @@ static int fst_text_merge(struct fst_text *tx)
 {
 	const size_t bufsz = 64 * 1024;
 	struct fst_line *lines;
+	size_t charged;
 	char *a, *b;
 	u32 n = 0, off, i, j;
 	size_t la, lb;
@@ -240,6 +241,10 @@ static int fst_text_merge(struct fst_text *tx)
 
 	if (tx->copy.nr_entries < 2)
 		return 0;
+	charged = (size_t)tx->copy.nr_entries * sizeof(*lines) + 2 * bufsz;
+	err = fst_reader_charge(charged);
+	if (err)
+		return err;
 	lines = kvmalloc_array(tx->copy.nr_entries, sizeof(*lines),
 			       FST_GFP_READER);
 	a = kvmalloc(2 * bufsz, FST_GFP_READER);
@@ -294,6 +299,7 @@ static int fst_text_merge(struct fst_text *tx)
 out:
 	kvfree(a);
 	kvfree(lines);
+	fst_reader_uncharge(charged);
 	return err;
 }
 

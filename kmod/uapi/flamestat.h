@@ -28,6 +28,7 @@
 #define FLAMESTAT_MAX_CPUS		1024
 #define FLAMESTAT_CPUMASK_WORDS		(FLAMESTAT_MAX_CPUS / 64)
 #define FLAMESTAT_COMM_LEN		16
+#define FLAMESTAT_PROBE_MAX		32	/* struct flamestat_stats */
 #define FLAMESTAT_BUILD_ID_SIZE		20
 
 /* struct flamestat_config.flags */
@@ -66,6 +67,11 @@ enum flamestat_drop {
 	FLAMESTAT_DROP_NO_REGS,		/* no interrupted register state */
 	FLAMESTAT_DROP_CPU_TABLE_FULL,	/* the CPU's table had no room */
 	FLAMESTAT_DROP_TABLE_FULL,	/* the merged table had no room */
+	/*
+	 * Its hash bucket already held FLAMESTAT_PROBE_MAX other stacks
+	 * (the hash is keyed: chance only, never seen in practice).
+	 */
+	FLAMESTAT_DROP_PROBE,
 	FLAMESTAT_NR_DROPS,
 	FLAMESTAT_MAX_DROPS = 12	/* room in struct flamestat_stats */
 };
@@ -119,7 +125,19 @@ struct flamestat_stats {
 	__u64 buildid_uncached;
 	__u64 maps_busy;
 	__u64 maps_truncated;
-	__u64 reserved[3];
+	/*
+	 * The longest bucket probe of a stack table since the last reset:
+	 * stacks compared, at most FLAMESTAT_PROBE_MAX (0 from modules
+	 * older than this field).
+	 */
+	__u64 probe_max;
+	/*
+	 * Bytes readers make the module hold now (table copies, snapshots
+	 * kept by descriptors, the text merge), at most the module parameter
+	 * reader_kb: past it a reader gets ENOBUFS.
+	 */
+	__u64 reader_mem;
+	__u64 reserved[1];
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */

@@ -533,7 +533,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 {
 	uint64_t drops = total_drops(st);
 	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
-			st->dropped[FLAMESTAT_DROP_TABLE_FULL];
+			st->dropped[FLAMESTAT_DROP_TABLE_FULL] +
+			st->dropped[FLAMESTAT_DROP_PROBE];
 	int i, first = 1;
 
 	fprintf(stderr, "flamestat record: %llu samples in %llu stacks, %.1f s on %u CPU%s",
@@ -776,7 +777,7 @@ int do_record(int argc, char **argv)
 		goto out_child;
 	}
 	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
-		fs_perror("cannot read the samples");
+		fs_dev_snapshot_perror("cannot read the samples");
 		ret = EXIT_FAIL;
 		goto out_child;
 	}

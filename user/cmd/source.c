@@ -139,7 +139,7 @@ static int load_live(const struct src_opts *o, struct profile *p)
 	if (ret)
 		return ret;
 	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
-		fs_perror("cannot take a snapshot of %s", FLAMESTAT_DEVICE);
+		fs_dev_snapshot_perror("cannot take a snapshot of " FLAMESTAT_DEVICE);
 		fs_dev_close(&dev);
 		return EXIT_FAIL;
 	}

@@ -29,6 +29,7 @@ const char *fs_drop_name(int reason)
 		[FLAMESTAT_DROP_NO_REGS] = "no-regs",
 		[FLAMESTAT_DROP_CPU_TABLE_FULL] = "cpu-table-full",
 		[FLAMESTAT_DROP_TABLE_FULL] = "table-full",
+		[FLAMESTAT_DROP_PROBE] = "long-probe",
 	};
 
 	if (reason < 0 || reason >= FLAMESTAT_NR_DROPS)
@@ -283,6 +284,15 @@ int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st)
 	return ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS, st);
 }
 
+void fs_dev_snapshot_perror(const char *what)
+{
+	if (errno == ENOBUFS)
+		fs_err("%s: other readers of %s hold all the memory its module lets readers have (module parameter reader_kb, /sys/module/flamestat/parameters/reader_kb); retry when they are done, or load it with a larger reader_kb",
+		       what, FLAMESTAT_DEVICE);
+	else
+		fs_perror("%s", what);
+}
+
 int fs_dev_cmd(struct fs_dev *dev, unsigned long cmd)
 {
 	return ioctl(dev->fd, cmd, 0);
@@ -293,10 +303,20 @@ int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **bufp,
 {
 	struct flamestat_snapshot req = { .flags = flags };
 	struct flamestat_read rd = { 0 };
+	struct timespec pause = { 0, 100000000 };
 	unsigned char *buf;
+	int tries = 0;
 
-	if (ioctl(dev->fd, FLAMESTAT_IOC_SNAPSHOT, &req))
-		return -1;
+	/*
+	 * ENOBUFS: other readers hold all the memory the module lets
+	 * readers have (reader_kb); theirs is freed as they finish. A
+	 * recording is worth waiting 10 s for.
+	 */
+	while (ioctl(dev->fd, FLAMESTAT_IOC_SNAPSHOT, &req)) {
+		if (errno != ENOBUFS || ++tries > 100)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
 	buf = xmalloc(req.size);
 	while (rd.offset < req.size) {
 		rd.buf = (unsigned long)(buf + rd.offset);

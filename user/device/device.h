@@ -32,7 +32,12 @@ int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg);
 int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st);
 int fs_dev_cmd(struct fs_dev *dev, unsigned long cmd);
 
-/* Takes a snapshot and reads it whole into a malloc'ed buffer. */
+/* fs_perror() for a failed fs_dev_snapshot(), saying what ENOBUFS means. */
+void fs_dev_snapshot_perror(const char *what);
+/*
+ * Takes a snapshot and reads it whole into a malloc'ed buffer; waits up to
+ * 10 s while other readers hold the module's reader memory (ENOBUFS).
+ */
 int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **buf,
 		    size_t *size);
 

@@ -113,14 +113,15 @@ static int fst_copy_frame_nmi(unsigned long fp, bool compat,
  */
 static __always_inline unsigned int
 fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
-	       u64 *frames, unsigned int max, u32 *flags, u64 *hash)
+	       u64 *frames, unsigned int max, u32 *flags,
+	       struct fst_hash *hash)
 {
 	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
 	const unsigned long fp_max = FST_UFRAME_MAX;
 	const size_t size = compat ? 2 * sizeof(u32) : 2 * sizeof(long);
 	unsigned long next = 0, ret = 0;
 	unsigned int n = 1;
-	u64 h = *hash;
+	struct fst_hash h = *hash;
 
 	if (!fp)
 		goto out;
@@ -142,7 +143,7 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 			break;
 		}
 		frames[n++] = ret;
-		h = fst_hash_frame(h, ret);
+		fst_hash_frame(&h, ret);
 		if (next <= fp)
 			break;
 		fp = next;
@@ -197,19 +198,19 @@ fault:
  * Return: the number of frames stored.
  */
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
-			   unsigned int max, u32 *flags, u64 *hash)
+			   unsigned int max, u32 *flags, struct fst_hash *hash)
 {
 	if (!max)
 		return 0;
 	if (likely(user_64bit_mode(regs))) {
 		frames[0] = regs->ip;
-		*hash = fst_hash_frame(*hash, regs->ip);
+		fst_hash_frame(hash, regs->ip);
 		return fst_walk_chain(regs->bp, interrupted, false, frames, max,
 				     flags, hash);
 	}
 	*flags |= FLAMESTAT_STACKF_COMPAT;
 	frames[0] = (u32)regs->ip;
-	*hash = fst_hash_frame(*hash, frames[0]);
+	fst_hash_frame(hash, frames[0]);
 	return fst_walk_chain((u32)regs->bp, interrupted, true, frames, max,
 			     flags, hash);
 }
