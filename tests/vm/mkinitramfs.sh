@@ -3,7 +3,7 @@
 # Builds the guest initramfs: static busybox, /init, kmod/flamestat.ko,
 # user/flamestat and the workloads with their shared libraries, symbol
 # tables of the workloads, the virtio modules of the artifact disk, fuse,
-# and the guest tests to run.
+# vhost-net and tun, and the guest tests to run.
 #
 #   tests/vm/mkinitramfs.sh -o OUT.cpio [options] [GUEST_TEST.sh...]
 #     -o FILE         the initramfs to write (uncompressed newc cpio)
@@ -171,12 +171,16 @@ if [ -d "$BUILD/workloads" ]; then
 	done
 fi
 
-# virtio-blk, for the artifact disk, and fuse, for the stalled-file-system
-# test (uncompressed or .ko.xz/.ko.zst); a Debian tree (-R) has its own.
+# virtio-blk, for the artifact disk, fuse, for the stalled-file-system
+# test, and vhost-net with what it needs (depmod: vhost, vhost_iotlb, tun,
+# tap), for the vhost worker test (uncompressed or .ko.xz/.ko.zst); a
+# Debian tree (-R) has its own.
 if [ -z "$root" ]; then
 	for m in drivers/virtio/virtio_ring drivers/virtio/virtio \
 		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci_modern_dev \
-		drivers/virtio/virtio_pci drivers/block/virtio_blk fs/fuse/fuse; do
+		drivers/virtio/virtio_pci drivers/block/virtio_blk fs/fuse/fuse \
+		drivers/vhost/vhost_iotlb drivers/vhost/vhost drivers/vhost/vhost_net \
+		drivers/net/tun drivers/net/tap; do
 		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/$m.ko"
 		dst="/lib/modules/$kver/kernel/$m.ko"
 		if [ -f "$src" ]; then
