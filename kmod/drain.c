@@ -18,6 +18,7 @@
 static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 {
 	struct fst_table *t = &agg->table;
+	bool evicted = false;
 	struct fst_entry *e;
 	u32 off;
 
@@ -28,6 +29,15 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 	fst_table_for_each(src, e, off) {
 		int err = fst_table_add(t, e, e->count);
 
+		/* Full: its coldest stacks make room, once per merge. */
+		if (err == -ENOSPC && !evicted) {
+			u64 lost = fst_table_evict(t);
+
+			t->counts.recorded -= lost;
+			t->counts.dropped[FLAMESTAT_DROP_EVICTED] += lost;
+			evicted = true;
+			err = fst_table_add(t, e, e->count);
+		}
 		if (err < 0) {
 			/* Taken and walked, but there is no room to keep it. */
 			t->counts.recorded -= e->count;

@@ -33,7 +33,6 @@
 #include "procdb.h"
 #include "taskroot.h"
 
-#define FST_IDX_TOMB		U32_MAX	/* an index entry whose mm is gone */
 #define FST_FILES_HASH_BITS	10
 #define FST_MAX_EXEC_MAPS	4096	/* per address space and scan */
 #define FST_RESCAN_INTERVAL	HZ	/* live processes: maps re-read after */
@@ -49,6 +48,27 @@ struct fst_scan_ent {
 };
 
 static void fst_procdb_scan_work(struct work_struct *work);
+
+static struct fst_index *fst_index_alloc(u32 size)
+{
+	struct fst_index *idx = kvzalloc(struct_size(idx, slot, size),
+					 GFP_KERNEL);
+
+	if (idx)
+		idx->size = size;
+	return idx;
+}
+
+static void fst_procdb_free_arrays(struct fst_procdb *db)
+{
+	vfree(db->procs);
+	kvfree(rcu_dereference_protected(db->index, 1));
+	vfree(db->files);
+	kfree(db->files_hash);
+	kvfree(db->scan_buf);
+	kvfree(db->free_ring);
+	kvfree(db->retired);
+}
 
 /**
  * fst_procdb_create() - allocate an empty process database
@@ -70,24 +90,26 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	mutex_init(&db->lock);
 	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
 	db->max_procs = max_procs;
-	db->index_size = roundup_pow_of_two(2 * max_procs);
+	/* Slot + 1 in the low bits of an id, its reuse count above. */
+	db->slot_bits = order_base_2(max_procs + 1);
 	db->max_files = max_t(u32, max_procs, 1024);
 	db->mem_max = mem_max;
 	db->procs = vzalloc(array_size(max_procs, sizeof(*db->procs)));
-	db->index = vzalloc(array_size(db->index_size, sizeof(u32)));
+	RCU_INIT_POINTER(db->index,
+			 fst_index_alloc(roundup_pow_of_two(2 * max_procs)));
+	db->free_mask = roundup_pow_of_two(max_procs) - 1;
+	db->free_ring = kvcalloc(db->free_mask + 1, sizeof(u32), GFP_KERNEL);
+	db->retired = kvcalloc(db->free_mask + 1, sizeof(u32), GFP_KERNEL);
 	db->files = vzalloc(array_size(db->max_files, sizeof(*db->files)));
 	db->files_hash = kcalloc(1U << FST_FILES_HASH_BITS,
 				 sizeof(*db->files_hash), GFP_KERNEL);
 	/* Once, not per scan: allocations may be zeroed (init_on_alloc). */
 	db->scan_buf = kvmalloc_array(FST_MAX_EXEC_MAPS, sizeof(*db->scan_buf),
 				      GFP_KERNEL);
-	if (!db->procs || !db->index || !db->files || !db->files_hash ||
-	    !db->scan_buf) {
-		vfree(db->procs);
-		vfree(db->index);
-		vfree(db->files);
-		kfree(db->files_hash);
-		kvfree(db->scan_buf);
+	if (!db->procs || !rcu_access_pointer(db->index) || !db->files ||
+	    !db->files_hash || !db->scan_buf || !db->free_ring ||
+	    !db->retired) {
+		fst_procdb_free_arrays(db);
 		kfree(db);
 		return NULL;
 	}
@@ -105,8 +127,11 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
  */
 size_t fst_procdb_bytes(const struct fst_procdb *db)
 {
+	const struct fst_index *idx = rcu_dereference_raw(db->index);
+
 	return sizeof(*db) + db->max_procs * sizeof(*db->procs) +
-	       db->index_size * sizeof(u32) +
+	       struct_size(idx, slot, idx->size) +
+	       2 * (db->free_mask + 1) * sizeof(u32) +
 	       FST_MAX_EXEC_MAPS * sizeof(*db->scan_buf) +
 	       db->max_files * sizeof(*db->files) +
 	       (sizeof(struct hlist_head) << FST_FILES_HASH_BITS);
@@ -144,11 +169,7 @@ static void fst_procdb_release(struct kref *ref)
 	}
 	for (i = 0; i < db->nr_files; i++)
 		kfree(db->files[i]);
-	vfree(db->procs);
-	vfree(db->index);
-	vfree(db->files);
-	kfree(db->files_hash);
-	kvfree(db->scan_buf);
+	fst_procdb_free_arrays(db);
 	kfree(db);
 }
 
@@ -166,69 +187,111 @@ void fst_procdb_put(struct fst_procdb *db)
 		kref_put(&db->ref, fst_procdb_release);
 }
 
-/* Hard-irq safe: the id of the live slot for @mm, or 0. */
-static u32 fst_index_find(struct fst_procdb *db, struct mm_struct *mm)
+/* Hard-irq safe: the id of the live slot for @mm in @idx, or 0. */
+static u32 fst_index_find(struct fst_procdb *db, const struct fst_index *idx,
+			  struct mm_struct *mm)
 {
-	u32 mask = db->index_size - 1;
-	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id;
+	u32 mask = idx->size - 1;
+	u32 pos = hash_ptr(mm, ilog2(idx->size)), i, id;
 
-	for (i = 0; i < db->index_size; i++, pos = (pos + 1) & mask) {
-		id = READ_ONCE(db->index[pos]);
+	for (i = 0; i < idx->size; i++, pos = (pos + 1) & mask) {
+		id = READ_ONCE(idx->slot[pos]);
 		if (!id)
 			return 0;
-		if (id != FST_IDX_TOMB && READ_ONCE(db->procs[id - 1].mm) == mm)
+		if (id != FST_IDX_TOMB &&
+		    READ_ONCE(db->procs[fst_procdb_slot(db, id)].mm) == mm)
 			return id;
 	}
 	return 0;
 }
 
 /*
+ * Hard-irq safe: publishes @id (whose slot holds @mm) in @idx, or returns
+ * the id another CPU published for @mm first, or 0 when @idx is full.
+ * *@pos is where @id went. cmpxchg orders the slot's fields before it.
+ */
+static u32 fst_index_insert(struct fst_procdb *db, struct fst_index *idx,
+			    struct mm_struct *mm, u32 id, u32 *pos)
+{
+	u32 mask = idx->size - 1, i, cur;
+
+	*pos = hash_ptr(mm, ilog2(idx->size));
+	for (i = 0; i < idx->size; i++, *pos = (*pos + 1) & mask) {
+		cur = READ_ONCE(idx->slot[*pos]);
+		if (!cur) {
+			cur = cmpxchg(&idx->slot[*pos], 0, id);
+			if (!cur)
+				return id;
+		}
+		if (cur != FST_IDX_TOMB &&
+		    READ_ONCE(db->procs[fst_procdb_slot(db, cur)].mm) == mm)
+			return cur;
+	}
+	return 0;
+}
+
+/*
+ * Hard-irq safe: a slot for a new address space, fresh while any is left,
+ * else one the worker made free; its id in *@id. U32_MAX when none.
+ */
+static u32 fst_slot_take(struct fst_procdb *db, u32 *id)
+{
+	u32 slot, head;
+
+	if (atomic_read(&db->nr_procs) < db->max_procs) {
+		slot = atomic_inc_return(&db->nr_procs) - 1;
+		if (slot < db->max_procs) {
+			*id = slot + 1;
+			return slot;
+		}
+	}
+	head = atomic_read(&db->free_head);
+	do {
+		/* Pairs with the worker's release of free_tail. */
+		if (head == smp_load_acquire(&db->free_tail))
+			return U32_MAX;
+		slot = READ_ONCE(db->free_ring[head & db->free_mask]);
+	} while (!atomic_try_cmpxchg(&db->free_head, &head, head + 1));
+	*id = READ_ONCE(db->procs[slot].next_id);
+	return slot;
+}
+
+/*
  * Hard-irq (hrtimer): must not sleep, allocate or take locks. Claims a slot
  * for @mm and publishes it in the index; when another CPU publishes the
- * same mm first, its id is returned and our slot is abandoned.
+ * same mm first, its id is returned and our slot is abandoned (DEAD, for
+ * the worker to reuse).
  */
 static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 			   struct mm_struct *mm, bool compat)
 {
-	u32 mask = db->index_size - 1;
-	u32 pos = hash_ptr(mm, ilog2(db->index_size)), i, id, cur;
+	struct fst_index *idx = rcu_dereference_sched(db->index);
+	u32 slot, id, cur, pos;
 	struct fst_proc *p;
 
-	if (atomic_read(&db->nr_procs) >= db->max_procs)
+	slot = fst_slot_take(db, &id);
+	if (slot == U32_MAX) {
+		/* Ask the worker to retire and reuse slots now, not in 1 s. */
+		if (!test_and_set_bit(0, &db->starved))
+			queue_work(fst_wq_unbound, &db->scan_work);
 		return 0;
-	id = atomic_inc_return(&db->nr_procs);
-	if (id > db->max_procs)
-		return 0;
-	p = &db->procs[id - 1];
-	p->id = id;
+	}
+	p = &db->procs[slot];
 	p->tgid = task->tgid;
 	p->ns_tgid = task_tgid_nr_ns(task, task_active_pid_ns(task));
 	memcpy(p->comm, task->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = '\0';
 	if (compat)
 		__set_bit(FST_PROC_COMPAT, &p->bits);
+	WRITE_ONCE(p->id, id);
 	WRITE_ONCE(p->mm, mm);
 
-	for (i = 0; i < db->index_size; i++, pos = (pos + 1) & mask) {
-		cur = READ_ONCE(db->index[pos]);
-		/* cmpxchg orders the slot's fields before its publication. */
-		if (!cur) {
-			cur = cmpxchg(&db->index[pos], 0, id);
-			if (!cur)
-				goto published;
-		}
-		if (cur != FST_IDX_TOMB &&
-		    READ_ONCE(db->procs[cur - 1].mm) == mm) {
-			WRITE_ONCE(p->mm, NULL);
-			set_bit(FST_PROC_DEAD, &p->bits);
-			return cur;
-		}
+	cur = fst_index_insert(db, idx, mm, id, &pos);
+	if (cur != id) {
+		WRITE_ONCE(p->mm, NULL);
+		set_bit(FST_PROC_DEAD, &p->bits);
+		return cur;
 	}
-	WRITE_ONCE(p->mm, NULL);
-	set_bit(FST_PROC_DEAD, &p->bits);
-	return 0;
-
-published:
 	p->idx_pos = pos;
 	mmgrab(mm);
 	/*
@@ -268,7 +331,7 @@ u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
 {
 	u32 id;
 
-	id = fst_index_find(db, mm);
+	id = fst_index_find(db, rcu_dereference_sched(db->index), mm);
 	if (!id)
 		id = fst_proc_insert(db, task, mm, compat);
 	c->mm = mm;
@@ -297,7 +360,7 @@ u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
 void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 			     unsigned int n)
 {
-	struct fst_proc *p = &db->procs[id - 1];
+	struct fst_proc *p = &db->procs[fst_procdb_slot(db, id)];
 	const struct fst_maps *maps;
 	unsigned long now = jiffies;
 	unsigned int i;
@@ -694,8 +757,137 @@ static void fst_procdb_scan_pending(struct fst_procdb *db)
 
 static void fst_procdb_scan_work(struct work_struct *work)
 {
-	fst_procdb_scan_pending(container_of(work, struct fst_procdb,
-					     scan_work));
+	struct fst_procdb *db = container_of(work, struct fst_procdb,
+					     scan_work);
+
+	fst_procdb_scan_pending(db);
+	if (test_and_clear_bit(0, &db->starved))
+		fst_procdb_maintain(db, false);
+}
+
+/* db->lock held: @slot waits for reuse, oldest first. */
+static void fst_slot_retire(struct fst_procdb *db, u32 slot)
+{
+	if (test_and_set_bit(FST_PROC_RETIRED, &db->procs[slot].bits))
+		return;
+	db->retired[db->retired_tail++ & db->free_mask] = slot;
+}
+
+/*
+ * db->lock held: retired slot @slot becomes free for the next new address
+ * space. Its id goes first, so that a reader holding it (a table entry, a
+ * copy) finds no process there any more; its maps go after an RCU grace
+ * period, as readers without the lock may still be using them.
+ */
+static void fst_slot_recycle(struct fst_procdb *db, u32 slot)
+{
+	struct fst_proc *p = &db->procs[slot];
+	struct fst_maps *maps = rcu_dereference_protected(p->maps,
+					lockdep_is_held(&db->lock));
+	u32 use = p->id >> db->slot_bits, next;
+
+	/* The next use count; an id is never the index's tombstone. */
+	do {
+		use++;
+		next = (u32)((u64)use << db->slot_bits) | (slot + 1);
+	} while (next == FST_IDX_TOMB || next == slot + 1);
+	WRITE_ONCE(p->id, 0);
+	/* Pairs with fst_procdb_proc_still(): id first, then the maps. */
+	smp_wmb();
+	RCU_INIT_POINTER(p->maps, NULL);
+	if (maps) {
+		atomic_long_sub(struct_size(maps, map, maps->nr),
+				&db->mem_used);
+		kfree_rcu(maps, rcu);
+	}
+	p->next_id = next;
+	p->idx_pos = U32_MAX;
+	p->generation = 0;
+	p->last_scan = 0;
+	p->last_seen = 0;
+	p->want_ip = 0;
+	p->backoff = 0;
+	p->backoff_until = 0;
+	p->mnt_ns = 0;
+	p->root_dev = 0;
+	p->root_ino = 0;
+	WRITE_ONCE(p->bits, 0);
+	db->free_ring[db->free_tail & db->free_mask] = slot;
+	/* The slot's fields before the sampler can take it. */
+	smp_store_release(&db->free_tail, db->free_tail + 1);
+	WRITE_ONCE(db->nr_recycled, db->nr_recycled + 1);
+}
+
+/* Slots a new address space can still get: fresh, or freed for reuse. */
+static u32 fst_slots_free(struct fst_procdb *db)
+{
+	u32 fresh = atomic_read(&db->nr_procs);
+
+	fresh = fresh < db->max_procs ? db->max_procs - fresh : 0;
+	return fresh + db->free_tail - (u32)atomic_read(&db->free_head);
+}
+
+/*
+ * db->lock held: once fresh slots run low, the oldest retired ones are
+ * reused, so that a fork loop cannot leave every later process unmapped.
+ * Each reuse loses the maps of a process that exited long ago: counted.
+ */
+static void fst_slots_refill(struct fst_procdb *db)
+{
+	u32 low = max_t(u32, db->max_procs / 4, 1), free = fst_slots_free(db);
+
+	while (free < low && db->retired_head != db->retired_tail) {
+		fst_slot_recycle(db, db->retired[db->retired_head++ &
+						 db->free_mask]);
+		free++;
+	}
+}
+
+/*
+ * db->lock held: a fresh index of the live address spaces, swapped in for
+ * one a quarter full of tombstones (they only ever grow: probes would get
+ * long, and inserts would find no room). The sampler inserts without the
+ * lock: what it put in the old index after the copy is moved once no
+ * sampler can be using the old one.
+ */
+static void fst_index_rebuild(struct fst_procdb *db, u32 n)
+{
+	struct fst_index *old = rcu_dereference_protected(db->index,
+					lockdep_is_held(&db->lock));
+	struct fst_index *new = fst_index_alloc(old->size);
+	u32 i, pos, id, at;
+
+	if (!new)
+		return;		/* tried again after the next retirement */
+	for (i = 0; i < n; i++) {
+		struct fst_proc *p = &db->procs[i];
+
+		if (!test_bit(FST_PROC_READY, &p->bits) || !p->mm ||
+		    test_bit(FST_PROC_EXITED, &p->bits) ||
+		    p->idx_pos == U32_MAX)
+			continue;
+		p->idx_pos = fst_index_insert(db, new, p->mm, p->id, &at) ==
+			     p->id ? at : U32_MAX;
+	}
+	rcu_assign_pointer(db->index, new);
+	synchronize_rcu();
+	for (pos = 0; pos < old->size; pos++) {
+		struct fst_proc *p;
+
+		id = old->slot[pos];
+		p = id != FST_IDX_TOMB ? fst_procdb_proc(db, id) : NULL;
+		if (!p || !p->mm || test_bit(FST_PROC_EXITED, &p->bits) ||
+		    fst_index_find(db, new, p->mm) == id)
+			continue;
+		/*
+		 * Published late. If a sampler has meanwhile given its mm
+		 * another slot in the new index, this one stays out of it: a
+		 * harmless twin, retired with its mm.
+		 */
+		p->idx_pos = fst_index_insert(db, new, p->mm, id, &at) == id ?
+			     at : U32_MAX;
+	}
+	kvfree(old);
 }
 
 /**
@@ -705,7 +897,8 @@ static void fst_procdb_scan_work(struct work_struct *work)
  *	wants current maps), rather than after FST_RESCAN_INTERVAL
  *
  * Exited address spaces keep their maps; their mm reference and index entry
- * go. The rescans themselves run in the scan worker, also when a reader
+ * go, and their slots are reused, oldest first, once fresh ones run low.
+ * The rescans themselves run in the scan worker, also when a reader
  * waits for them: paths are printed with the worker's root, credentials
  * and namespaces, never with the reader's (a reader in a container would
  * otherwise name every file as its own root sees it).
@@ -717,18 +910,27 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 	bool retired = false, rescan = false;
+	struct fst_index *idx;
 
 	mutex_lock(&db->lock);
+	idx = rcu_dereference_protected(db->index, lockdep_is_held(&db->lock));
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
 		unsigned long seen = READ_ONCE(p->last_seen);
 
+		/* Lost an insert race: never published, reusable now. */
+		if (test_bit(FST_PROC_DEAD, &p->bits))
+			fst_slot_retire(db, i);
 		if (!test_bit(FST_PROC_READY, &p->bits) || !p->mm ||
 		    test_bit(FST_PROC_EXITED, &p->bits))
 			continue;
 		if (!atomic_read(&p->mm->mm_users)) {
 			/* No task can run on it again: unpublish it. */
-			WRITE_ONCE(db->index[p->idx_pos], FST_IDX_TOMB);
+			if (p->idx_pos != U32_MAX) {
+				WRITE_ONCE(idx->slot[p->idx_pos],
+					   FST_IDX_TOMB);
+				idx->tombs++;
+			}
 			set_bit(FST_PROC_EXITED, &p->bits);
 			retired = true;
 			continue;
@@ -757,8 +959,12 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 				continue;
 			WRITE_ONCE(p->mm, NULL);
 			mmdrop(mm);
+			fst_slot_retire(db, i);
 		}
+		if (idx->tombs > idx->size / 4)
+			fst_index_rebuild(db, n);
 	}
+	fst_slots_refill(db);
 	mutex_unlock(&db->lock);
 	if (rescan)
 		queue_work(fst_wq_unbound, &db->scan_work);

@@ -71,20 +71,27 @@ enum {
 	FST_PROC_COMPAT,
 	FST_PROC_ROOT_KNOWN,	/* a scan found a task: the fields below hold */
 	FST_PROC_OWN_ROOT,	/* its root is not the host's: paths are its own */
+	FST_PROC_RETIRED,	/* queued for reuse (procdb->retired), lock */
 };
 
 /*
  * One address space. Created in hard-irq by the first sample of a task
  * using it (fields up to bits are written once, before FST_PROC_READY);
  * maps are (re)read by the scan worker under procdb->lock and published
- * with RCU. Slots are never reused before the procdb is thrown away, so a
- * proc id stays valid for every copy of the merged table that holds a
- * reference to its procdb.
+ * with RCU.
+ *
+ * Slots of exited address spaces are reused once fresh ones run low (a
+ * fork loop must not leave every later process unmapped), oldest exit
+ * first. A proc id is the slot plus a reuse count above it (FST_ID_*), so
+ * an id held by a table entry or a reader's copy never names the slot's
+ * next process: fst_procdb_proc() answers NULL for it, and its frames are
+ * shown unmapped (stats procs_recycled counts the reuses).
  */
 struct fst_proc {
 	struct mm_struct *mm;	/* lookup key while live (mmgrab'ed); NULL after */
-	u32 id;
-	u32 idx_pos;		/* position in procdb->index */
+	u32 id;			/* 0 while the slot is free */
+	u32 next_id;		/* the id of its next use, lock */
+	u32 idx_pos;		/* position in procdb->index, U32_MAX: none */
 	pid_t tgid;
 	pid_t ns_tgid;
 	char comm[FLAMESTAT_COMM_LEN];
@@ -105,14 +112,40 @@ struct fst_proc {
 
 struct fst_scan_ent;
 
+/*
+ * Live address spaces by hash of mm: open addressing, lock-free for the
+ * sampler. An exited one leaves a tombstone; when they are a quarter of
+ * it, the worker builds a fresh index and swaps it in with RCU.
+ */
+struct fst_index {
+	struct rcu_head rcu;
+	u32 size;		/* power of two, >= 2 * max_procs */
+	u32 tombs;		/* procdb->lock */
+	u32 slot[];		/* proc ids; 0 empty; FST_IDX_TOMB */
+};
+
 struct fst_procdb {
 	struct kref ref;	/* the sampler's, plus one per table copy */
 	struct mutex lock;	/* maps, files, exit handling */
 	struct fst_proc *procs;	/* [max_procs] */
-	u32 *index;		/* [index_size] proc ids by hash of mm, lock-free */
-	u32 index_size;		/* power of two, >= 2 * max_procs */
+	struct fst_index __rcu *index;
 	u32 max_procs;
-	atomic_t nr_procs;	/* slots handed out, may exceed max_procs */
+	u32 slot_bits;		/* a proc id's low bits: slot + 1 */
+	atomic_t nr_procs;	/* fresh slots handed out, may exceed max_procs */
+	/*
+	 * Reusable slots: the worker puts them in at tail (under lock), the
+	 * sampler takes them at head with a cmpxchg. Never more than
+	 * max_procs in it, so the ring (a power of two) cannot overflow.
+	 */
+	u32 *free_ring;
+	u32 free_mask;
+	atomic_t free_head;
+	u32 free_tail;		/* lock; read with acquire by the sampler */
+	/* Exited slots waiting for reuse, oldest first; lock. */
+	u32 *retired;		/* ring of max_procs slot numbers */
+	u32 retired_head, retired_tail;
+	u64 nr_recycled;	/* slots reused; lock, read racily */
+	unsigned long starved;	/* bit 0: a new address space found no slot */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
@@ -151,11 +184,35 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync);
 const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr);
 size_t fst_procdb_bytes(const struct fst_procdb *db);
 
+#define FST_IDX_TOMB	U32_MAX	/* an index entry whose mm is gone */
+
+/* The slot (from 0) a proc id names; >= max_procs for none. */
+static inline u32 fst_procdb_slot(const struct fst_procdb *db, u32 id)
+{
+	return (id & ((1U << db->slot_bits) - 1)) - 1;
+}
+
+/*
+ * The process @id names, or NULL: no id, or its slot has been reused
+ * since. A reader without db->lock (RCU) checks again, with
+ * fst_procdb_proc_still(), after reading what it wanted.
+ */
 static inline struct fst_proc *fst_procdb_proc(struct fst_procdb *db, u32 id)
 {
-	if (!id || id > db->max_procs)
+	u32 slot = fst_procdb_slot(db, id);
+	struct fst_proc *p;
+
+	if (!id || slot >= db->max_procs)
 		return NULL;
-	return &db->procs[id - 1];
+	p = &db->procs[slot];
+	return READ_ONCE(p->id) == id ? p : NULL;
+}
+
+static inline bool fst_procdb_proc_still(const struct fst_proc *p, u32 id)
+{
+	/* Pairs with fst_slot_recycle(): its id goes before its maps. */
+	smp_rmb();
+	return READ_ONCE(p->id) == id;
 }
 
 static inline struct fst_file *fst_procdb_file(struct fst_procdb *db, u32 id)
@@ -191,7 +248,7 @@ static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
 	else
 		id = fst_procdb_lookup_miss(db, c, task, mm, gen, compat);
 	if (id) {
-		p = &db->procs[id - 1];
+		p = &db->procs[fst_procdb_slot(db, id)];
 		/* Written once per tick at most, to spare the cache line. */
 		if (READ_ONCE(p->last_seen) != now)
 			WRITE_ONCE(p->last_seen, now);

@@ -422,7 +422,10 @@ void fst_get_stats(struct flamestat_stats *st)
 	fst_stats_fill(st, &agg->counts);
 	st->stacks = agg->nr_entries;
 	db = s->procdb;
-	st->procs = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+	/* Slots in use: handed out, less those freed for reuse. */
+	st->procs = min_t(u32, atomic_read(&db->nr_procs), db->max_procs) -
+		    (READ_ONCE(db->free_tail) - (u32)atomic_read(&db->free_head));
+	st->procs_recycled = READ_ONCE(db->nr_recycled);
 	st->procs_max = db->max_procs;
 	st->buildid_uncached = READ_ONCE(db->nr_buildid_uncached);
 	st->maps_busy = READ_ONCE(db->nr_maps_busy);

@@ -151,9 +151,9 @@ struct fst_snap {
 	bool kaddr_ok;
 	bool hide_kernel;
 	struct fst_ksymset ksyms;
-	unsigned long *procs_used;	/* bit id - 1 */
+	unsigned long *procs_used;	/* bit: slot (fst_procdb_slot()) */
 	unsigned long *files_used;	/* bit id - 1 */
-	u32 *map_base;			/* by proc id - 1: first bit in maps_used */
+	u32 *map_base;			/* by slot: first bit in maps_used */
 	unsigned long *maps_used;	/* bit map_base[proc] + map index */
 	u8 *buf;			/* NULL in the sizing pass */
 	size_t size;
@@ -325,7 +325,9 @@ static void fst_emit_stacks(struct fst_snap *s)
 		if (!r)
 			continue;
 		r->count = e->count;
-		r->proc_id = e->proc_id;
+		/* Its slot reused since: no process record to refer to. */
+		r->proc_id = fst_procdb_proc(s->db, e->proc_id) ?
+			     e->proc_id : 0;
 		r->tgid = e->tgid;
 		r->cpu = e->cpu;
 		r->nr_kernel = nk;
@@ -353,7 +355,7 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 	unsigned long bit;
 	struct fst_entry *e;
 	u64 nr_maps = 0;
-	u32 off, i;
+	u32 off, i, slot;
 
 	s->map_base = kvcalloc(s->db->max_procs, sizeof(u32), FST_GFP_READER);
 	if (!s->map_base)
@@ -372,14 +374,15 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 	fst_copy_for_each(s->copy, e, off) {
 		if (!e->nr_user || !fst_procdb_proc(s->db, e->proc_id))
 			continue;
-		maps = fst_snap_maps(s, &s->db->procs[e->proc_id - 1]);
+		slot = fst_procdb_slot(s->db, e->proc_id);
+		maps = fst_snap_maps(s, &s->db->procs[slot]);
 		for (i = 0; maps && i < e->nr_user; i++) {
 			const struct fst_map *m =
 				fst_maps_find(maps, e->frames[e->nr_kernel + i]);
 
 			if (!m)
 				continue;
-			__set_bit(s->map_base[e->proc_id - 1] + (m - maps->map),
+			__set_bit(s->map_base[slot] + (m - maps->map),
 				  s->maps_used);
 			if (fst_procdb_file(s->db, m->file_id))
 				__set_bit(m->file_id - 1, s->files_used);
@@ -398,7 +401,8 @@ static int fst_snap_collect(struct fst_snap *s)
 
 	fst_copy_for_each(s->copy, e, off) {
 		if (fst_procdb_proc(s->db, e->proc_id))
-			__set_bit(e->proc_id - 1, s->procs_used);
+			__set_bit(fst_procdb_slot(s->db, e->proc_id),
+				  s->procs_used);
 	}
 	err = fst_ksymset_init(&s->ksyms);
 	if (err)

@@ -265,6 +265,62 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 }
 
 /**
+ * fst_table_evict() - make room in a full table: drop its coldest stacks
+ * @t: the table; the merged one, under the aggregate's lock
+ *
+ * One process recording a new stack at every sample (random stacks, on
+ * purpose or not) would otherwise fill the table for everyone: every other
+ * process's new stacks then dropped for the rest of the session. Stacks
+ * are dropped by count, coldest first, in classes of powers of two (and
+ * within a class the oldest first), until a quarter of the arena is free:
+ * a steady process's hot stacks stay, the one-sample stacks of the one
+ * filling the table go. The
+ * survivors are packed to the front of the arena, in their order, and the
+ * buckets rebuilt.
+ *
+ * Context: process context, with no writer left on @t but the caller.
+ * Return: the samples of the stacks dropped (the caller counts them).
+ */
+u64 fst_table_evict(struct fst_table *t)
+{
+	u64 words[65] = { 0 }, want = t->arena_words / 4, sum = 0, lost = 0;
+	struct fst_entry *e;
+	u32 off, to = 1, n;
+	int cls, last;
+
+	/* Words held by the stacks of each count class: fls64(count). */
+	fst_table_for_each(t, e, off)
+		words[fls64(e->count)] += fst_entry_words(e);
+	/* Classes below @last go whole; of @last, the oldest up to @want. */
+	for (last = 0; last < 64 && sum + words[last] < want; last++)
+		sum += words[last];
+	want -= sum;
+
+	memset(t->buckets, 0, t->nr_buckets * sizeof(u32));
+	t->nr_entries = 0;
+	for (off = 1; off < t->used; off += n) {
+		e = (struct fst_entry *)&t->arena[off];
+		n = fst_entry_words(e);
+		cls = fls64(e->count);
+		if (cls < last || (cls == last && want)) {
+			if (cls == last)
+				want -= min_t(u64, want, n);
+			lost += e->count;
+			continue;
+		}
+		if (to != off)
+			memmove(&t->arena[to], e, n * sizeof(u64));
+		e = (struct fst_entry *)&t->arena[to];
+		e->next = t->buckets[e->hash & (t->nr_buckets - 1)];
+		t->buckets[e->hash & (t->nr_buckets - 1)] = to;
+		t->nr_entries++;
+		to += n;
+	}
+	t->used = to;
+	return lost;
+}
+
+/**
  * fst_counts_add() - add one table's counters to another's
  * @dst: counters added to
  * @src: counters added

@@ -121,6 +121,7 @@ u32 fst_entry_hash_with(const struct fst_entry *key,
 			const struct fst_hash *frames);
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count);
 size_t fst_table_bytes(const struct fst_table *t);
+u64 fst_table_evict(struct fst_table *t);
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);
 void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c);
 

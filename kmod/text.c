@@ -161,8 +161,12 @@ static void fst_put_stack(struct seq_file *m, struct fst_text *tx,
 
 	rcu_read_lock();
 	p = fst_procdb_proc(db, e->proc_id);
-	if (p)
+	if (p) {
 		maps = rcu_dereference(p->maps);
+		/* The slot may be reused meanwhile: then these are not its. */
+		if (!fst_procdb_proc_still(p, e->proc_id))
+			maps = NULL;
+	}
 	if (e->nr_user && (e->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 		seq_puts(m, ";[truncated]");
 	for (i = e->nr_user - 1; i >= 0; i--)

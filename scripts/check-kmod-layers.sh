@@ -9,10 +9,10 @@ cd "$(dirname "$0")/../kmod" || exit 2
 # layer NAME: the layer of a source or header, by its base name.
 layer() {
 	case $1 in
-	uapi/*|compat|conftest|table|procdb|buildid|config|arch|fst_arch|unwind|clock) echo 0 ;;
+	uapi/*|compat|conftest|table|procdb|taskroot|buildid|config|arch|fst_arch|unwind|clock) echo 0 ;;
 	sampler) echo 1 ;;
 	drain) echo 2 ;;
-	session) echo 3 ;;
+	session|readermem) echo 3 ;;
 	output|text|snapshot|ksym) echo 4 ;;
 	device) echo 5 ;;
 	main) echo 6 ;;

@@ -72,6 +72,12 @@ enum flamestat_drop {
 	 * (the hash is keyed: chance only, never seen in practice).
 	 */
 	FLAMESTAT_DROP_PROBE,
+	/*
+	 * Recorded, then dropped with the coldest stacks of a full merged
+	 * table to make room for new ones (one process recording a new
+	 * stack at every sample would otherwise fill it for everyone).
+	 */
+	FLAMESTAT_DROP_EVICTED,
 	FLAMESTAT_NR_DROPS,
 	FLAMESTAT_MAX_DROPS = 12	/* room in struct flamestat_stats */
 };
@@ -137,7 +143,12 @@ struct flamestat_stats {
 	 * reader_kb: past it a reader gets ENOBUFS.
 	 */
 	__u64 reader_mem;
-	__u64 reserved[1];
+	/*
+	 * Slots of exited processes given to new ones once procs_max ran
+	 * low, oldest exit first: the stacks of each such process show its
+	 * user frames unmapped from then on (proc_id 0 in snapshots).
+	 */
+	__u64 procs_recycled;
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */

@@ -3,7 +3,8 @@
 # Memory bounds. Parameters that would take more than half of the RAM are
 # refused at load (ENOMEM), never a vmalloc warning or the OOM killer. With 16 KiB per-CPU tables and a 256 KiB merged table, a
 # workload with a new stack in nearly every sample (tests/workloads/uniq.c)
-# fills them: the drops are counted (samples == recorded + dropped), the
+# fills them (the merged table evicting its coldest stacks to make room):
+# the drops are counted (samples == recorded + dropped), the
 # table never holds more than fits, text and snapshot agree with the
 # counters, and after a reset sampling works again. Then load/unload cycles
 # with that workload: slab, vmalloc and per-CPU memory return to their
@@ -35,8 +36,8 @@ wl_bg uniq -d 20 "$FILL"
 wl_wait || not_ok "uniq failed"
 check "stop" fs_write stop
 check "balanced" fs_balanced
-full=$(($(fs_stat dropped_table_full) + $(fs_stat dropped_cpu_table_full)))
-log "samples $(fs_stat samples) recorded $(fs_stat recorded) dropped_table_full $(fs_stat dropped_table_full) dropped_cpu_table_full $(fs_stat dropped_cpu_table_full) stacks $(fs_stat stacks) mem_used $(fs_stat mem_used)/$(fs_stat mem_total)"
+full=$(($(fs_stat dropped_table_full) + $(fs_stat dropped_cpu_table_full) + $(fs_stat dropped_evicted)))
+log "samples $(fs_stat samples) recorded $(fs_stat recorded) dropped_table_full $(fs_stat dropped_table_full) dropped_cpu_table_full $(fs_stat dropped_cpu_table_full) dropped_evicted $(fs_stat dropped_evicted) stacks $(fs_stat stacks) mem_used $(fs_stat mem_used)/$(fs_stat mem_total)"
 expect_ge "drops for full tables counted" "$full" 1
 # Each entry is at least 64 bytes: 256 KiB hold at most 4096 of them.
 expect_le "merged table holds what fits" "$(fs_stat stacks)" 4096
@@ -53,7 +54,7 @@ else
 fi
 check "reset, start" fs_write "reset
 start"
-expect_eq "reset empties the table" "$(fs_stat dropped_table_full)" 0
+expect_eq "reset empties the table" "$(fs_stat dropped_table_full) $(fs_stat dropped_evicted)" "0 0"
 wl chain 1 || not_ok "chain failed"
 fs_read "$FS_TMP/after.folded"
 fs_symbolize <"$FS_TMP/after.folded" >"$FS_TMP/after.sym"

@@ -3,12 +3,14 @@
  * CPU-bound workload with a known call chain: main -> outer -> middle ->
  * hot_leaf, nearly all of the time in hot_leaf.
  *
- *   chain [-l LOOPS] [SECONDS]   spin for SECONDS (default 1), or exactly
- *                                LOOPS calls of outer() (for benchmarks)
+ *   chain [-c] [-l LOOPS] [SECONDS]   spin for SECONDS (default 1), or
+ *                                exactly LOOPS calls of outer() (for
+ *                                benchmarks); -c: print "cpu_ns N", the
+ *                                CPU time it used, at the end
  */
 #include "common.h"
 
-#define USAGE "chain [-l LOOPS] [SECONDS]"
+#define USAGE "chain [-c] [-l LOOPS] [SECONDS]"
 
 volatile unsigned long sink;
 
@@ -37,12 +39,15 @@ int main(int argc, char **argv)
 {
 	unsigned long long end, duration = 1000000000ULL;
 	unsigned long loops = 0, i, seed = 1;
-	int opt;
+	int opt, cpu = 0;
 
-	while ((opt = getopt(argc, argv, "l:")) != -1) {
-		if (opt != 'l')
+	while ((opt = getopt(argc, argv, "cl:")) != -1) {
+		if (opt == 'c')
+			cpu = 1;
+		else if (opt == 'l')
+			loops = parse_count(optarg, 1UL << 40, USAGE);
+		else
 			die_usage(USAGE);
-		loops = parse_count(optarg, 1UL << 40, USAGE);
 	}
 	if (optind < argc - 1)
 		die_usage(USAGE);
@@ -59,5 +64,7 @@ int main(int argc, char **argv)
 		while (now_ns() < end);
 	}
 	sink = seed;
+	if (cpu)
+		printf("cpu_ns %llu\n", thread_cpu_ns());
 	return 0;
 }

@@ -534,7 +534,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 	uint64_t drops = total_drops(st);
 	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
 			st->dropped[FLAMESTAT_DROP_TABLE_FULL] +
-			st->dropped[FLAMESTAT_DROP_PROBE];
+			st->dropped[FLAMESTAT_DROP_PROBE] +
+			st->dropped[FLAMESTAT_DROP_EVICTED];
 	int i, first = 1;
 
 	fprintf(stderr, "flamestat record: %llu samples in %llu stacks, %.1f s on %u CPU%s",
@@ -554,7 +555,7 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 	}
 	fprintf(stderr, "; wrote %s\n", where);
 	if (lost)
-		fs_warn("%llu samples were lost because a table was full: load the module with a larger table_kb= (merged table) or pcpu_kb= (per CPU)",
+		fs_warn("%llu samples were lost to full tables (the coldest stacks make room for new ones): load the module with a larger table_kb= (merged table) or pcpu_kb= (per CPU)",
 			(unsigned long long)lost);
 	if (st->recorded && st->user_fault * 4 > st->recorded && !e->kernel_only)
 		fs_warn("%.0f%% of the user stacks ended at an unreadable frame: code built without frame pointers? (-fno-omit-frame-pointer)",

@@ -30,6 +30,7 @@ const char *fs_drop_name(int reason)
 		[FLAMESTAT_DROP_CPU_TABLE_FULL] = "cpu-table-full",
 		[FLAMESTAT_DROP_TABLE_FULL] = "table-full",
 		[FLAMESTAT_DROP_PROBE] = "long-probe",
+		[FLAMESTAT_DROP_EVICTED] = "evicted",
 	};
 
 	if (reason < 0 || reason >= FLAMESTAT_NR_DROPS)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A fork loop cannot fill the process database for the rest of the
+# session. Many more short processes than it has slots (max_procs=128
+# here; 50,000 processes and the default 8,192 slots at the long size)
+# are sampled; then a known program, in the same session, must still have
+# its frames mapped (>= 90% named main;outer;middle;hot_leaf), because the
+# slots of exited processes are reused, oldest first (stats
+# procs_recycled). A reused slot's old id names nothing any more: no
+# stack shows another program's functions.
+# timeout: 300
+# timeout-long: 900
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+N=$(fs_size 2500 50000)
+if [ "$FS_TORTURE" = long ]; then fs_load; else fs_load max_procs=128; fi
+t0=$(now_ms)
+out=$(wl shortlived -n "$N" -m 2 -j 2 600) || not_ok "shortlived exited with status $?"
+log "shortlived: $out in $(($(now_ms) - t0)) ms; procs $(fs_stat procs), procs_recycled $(fs_stat procs_recycled), unmapped_procs $(fs_stat unmapped_procs)"
+expect_eq "shortlived ran its children" "$out" "children $N"
+expect_ge "the loop outran the slots: some were reused" "$(fs_stat procs_recycled)" 1
+
+wl_bg chain 4
+check "chain exits 0" wl_wait
+fs_read "$FS_TMP/all.folded"
+# The module names files by basename: a reused slot lending its new maps
+# to an old id would show one program's file in the other's stacks.
+expect_eq "no shortlived stack in chain's file" \
+	"$(grep -c '^shortlived;.*chain+0x' "$FS_TMP/all.folded")" 0
+expect_eq "no chain stack in shortlived's file" \
+	"$(grep -c '^chain;.*shortlived+0x' "$FS_TMP/all.folded")" 0
+log "shortlived: $(grep -c '^shortlived;' "$FS_TMP/all.folded") lines, $(grep -c '^shortlived;.*shortlived+0x' "$FS_TMP/all.folded") with its own frames mapped"
+grep '^chain;' "$FS_TMP/all.folded" | fs_symbolize >"$FS_TMP/all.sym"
+artifact "$FS_TMP/all.sym"
+total=$(fs_sum "$FS_TMP/all.sym" '^chain;')
+named=$(fs_sum "$FS_TMP/all.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
+log "chain after the loop: $total samples, $named main;outer;middle;hot_leaf; procs_recycled $(fs_stat procs_recycled)"
+grep '^chain;' "$FS_TMP/all.sym" | sort -k2 -n -r -t' ' | head -n 3 | sed 's/^/#   /'
+expect_ge "chain sampled after the loop" "$total" 300
+expect_ge "chain after the loop: >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
+"$FS_WL/snapdump" >"$FS_TMP/snap.dump" 2>&1 || not_ok "snapdump: $(head -n 3 "$FS_TMP/snap.dump")"
+# shellcheck disable=SC2046 # three numbers
+set -- $(fs_stats_balance)
+expect_eq "samples == recorded + dropped ($2 + $3)" "$1" $(($2 + $3))
+check "unload" fs_unload
+finish
