@@ -67,13 +67,16 @@ install-module: module
 
 # The udev rule that gives /dev/flamestat to the group flamestat
 # (packaging/udev/70-flamestat.rules, as in the flamestat-dkms package).
-# Without DESTDIR, on this machine: the group too (a system group), and
-# udev applies the rule to a node that is already there.
+# Without DESTDIR, on this machine: the group too (a system group), first,
+# since udev looks it up when it parses the rule; then udev applies the
+# rule to a node that is already there.
 install-udev:
+	@if [ -z "$(DESTDIR)" ]; then \
+		getent group flamestat >/dev/null || groupadd --system flamestat; \
+	fi
 	install -D -m 0644 packaging/udev/70-flamestat.rules \
 		$(DESTDIR)$(UDEVRULESDIR)/70-flamestat.rules
 	@if [ -z "$(DESTDIR)" ]; then \
-		getent group flamestat >/dev/null || groupadd --system flamestat || exit 1; \
 		if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then \
 			udevadm control --reload && \
 			udevadm trigger --action=change --subsystem-match=misc --sysname-match=flamestat; \
