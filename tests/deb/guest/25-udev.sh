@@ -21,17 +21,21 @@ done
 [ -n "$udevd" ] || die "no systemd-udevd in the guest (the udev package)"
 UDEVD_PID=""
 
-# udevd_start: udev's daemon, logging to its own file (not the kernel's).
+# udevd_start: udev's daemon, logging to its own file (not the kernel's),
+# once it answers a ping: that comes from its event loop, which runs once
+# it listens to uevents. Its control socket alone is not enough: a
+# modprobe right after it appeared lost its add event here once (the node
+# stayed root:root 0600).
 # shellcheck disable=SC2317 # called through check
 udevd_start() {
 	SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info "$udevd" >>"$FS_TMP/udevd.log" 2>&1 &
 	UDEVD_PID=$!
 	_i=0
-	while [ ! -S /run/udev/control ] && [ "$_i" -lt 100 ]; do
-		sleep 0.1
+	until udevadm control --ping -t 5 2>/dev/null || [ "$_i" -ge 60 ]; do
+		sleep 0.5
 		_i=$((_i + 1))
 	done
-	[ -S /run/udev/control ]
+	udevadm control --ping -t 5
 }
 # udevd_stop: udev's daemon exits (also when the test does).
 # shellcheck disable=SC2317 # called through check and the trap
