@@ -7,6 +7,8 @@ VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# udev reads local rules here whatever PREFIX is (packages: /lib/udev/rules.d).
+UDEVRULESDIR ?= /etc/udev/rules.d
 DESTDIR ?=
 
 # The kernel build tree: KDIR if given, else /lib/modules/$(KVER)/build with
@@ -36,7 +38,7 @@ endif
 # Warnings are errors for us, so build the module at W=1 by default.
 W ?= 1
 
-.PHONY: all module tool install install-module install-tool check demo bench \
+.PHONY: all module tool install install-module install-tool install-udev check demo bench \
 	bench-overhead torture check-deb deb deps clean help debug-kernel \
 	check-debug torture-debug check-fresh check-kernels
 
@@ -50,7 +52,7 @@ module:
 tool:
 	$(MAKE) -C user VERSION=$(VERSION)
 
-install: install-tool install-module
+install: install-tool install-module install-udev
 
 install-tool: tool
 	$(MAKE) -C user install VERSION=$(VERSION) DESTDIR=$(DESTDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR)
@@ -62,6 +64,25 @@ install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra \
 		$(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=) modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+# The udev rule that gives /dev/flamestat to the group flamestat
+# (packaging/udev/70-flamestat.rules, as in the flamestat-dkms package).
+# Without DESTDIR, on this machine: the group too (a system group), first,
+# since udev looks it up when it parses the rule; then udev applies the
+# rule to a node that is already there.
+install-udev:
+	@if [ -z "$(DESTDIR)" ]; then \
+		getent group flamestat >/dev/null || groupadd --system flamestat; \
+	fi
+	install -D -m 0644 packaging/udev/70-flamestat.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/70-flamestat.rules
+	@if [ -z "$(DESTDIR)" ]; then \
+		if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then \
+			udevadm control --reload && \
+			udevadm trigger --action=change --subsystem-match=misc --sysname-match=flamestat; \
+		fi; \
+		echo "flamestat: members of the group flamestat may use /dev/flamestat (add one: usermod -aG flamestat USER)"; \
+	fi
 
 # Installs what the build and the tests need (Debian, as root); a no-op
 # when everything is there.
@@ -140,7 +161,8 @@ clean:
 help:
 	@echo "make              build kmod/flamestat.ko and user/flamestat"
 	@echo "make module|tool  build one of them (KDIR=/path or KVER=release selects headers)"
-	@echo "make install      install the tool, man pages and module (DESTDIR, PREFIX honoured)"
+	@echo "make install      install the tool, man pages, module and udev rule (DESTDIR, PREFIX honoured)"
+	@echo "make install-udev the udev rule giving /dev/flamestat to the group flamestat (created)"
 	@echo "make check        install test dependencies, build, run every test"
 	@echo "make demo         profile a workload in a throwaway QEMU guest, write an SVG here"
 	@echo "make bench        renderer and symbolizer benchmarks"

@@ -29,14 +29,6 @@ try MMAP_LOCK '#include <linux/mm.h>
 #include <linux/mmap_lock.h>
 void t(struct mm_struct *mm) { mmap_read_lock(mm); mmap_read_unlock(mm); }'
 
-try NOTIFY_CHANGE_IDMAP '#include <linux/fs.h>
-#include <linux/mnt_idmapping.h>
-int t(struct dentry *d, struct iattr *a) { return notify_change(&nop_mnt_idmap, d, a, NULL); }'
-
-try NOTIFY_CHANGE_USERNS '#include <linux/fs.h>
-#include <linux/user_namespace.h>
-int t(struct dentry *d, struct iattr *a) { return notify_change(&init_user_ns, d, a, NULL); }'
-
 try IN_EXECVE '#include <linux/sched.h>
 bool t(struct task_struct *p) { return p->in_execve; }'
 

@@ -11,8 +11,6 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/mount.h>
-#include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -23,7 +21,11 @@
 #include "output.h"
 #include "session.h"
 
-/* group= at load: also allowed to open the device; -1: root only. */
+/*
+ * group= at load, kept so that existing modprobe.d lines still load: its
+ * members may also open the device, if the node's mode lets them through
+ * the VFS. -1 (or any negative value): no such group.
+ */
 static int fst_gid = -1;
 
 /*
@@ -63,7 +65,15 @@ static bool fst_kaddr_visible(void)
 	return strspn(pk, "0") != strlen(pk);
 }
 
-static bool fst_may_open(void)
+/*
+ * May the opener use the device? The VFS has already checked the node's
+ * mode (0600 root:root as the module creates it; the udev rule shipped
+ * with flamestat makes it root:flamestat 0660). Then: CAP_PERFMON (or
+ * CAP_SYS_ADMIN before 5.8), a member of the group= gid, or a member of
+ * the node's own group when the node grants that group read and write.
+ * The last is what lets a udev rule alone give a group the device.
+ */
+static bool fst_may_open(const struct inode *inode)
 {
 #ifdef FST_HAVE_PERFMON_CAPABLE
 	if (perfmon_capable())
@@ -73,7 +83,10 @@ static bool fst_may_open(void)
 		return true;
 #endif
 	/* group= was given at load time, in the initial user namespace. */
-	return fst_gid >= 0 && in_group_p(make_kgid(&init_user_ns, fst_gid));
+	if (fst_gid >= 0 && in_group_p(make_kgid(&init_user_ns, fst_gid)))
+		return true;
+	/* 0060: the group's read and write bits, as the rule's MODE="0660". */
+	return (inode->i_mode & 0060) == 0060 && in_group_p(inode->i_gid);
 }
 
 static int fst_open(struct inode *inode, struct file *file)
@@ -81,7 +94,7 @@ static int fst_open(struct inode *inode, struct file *file)
 	struct fst_open *op;
 	int err;
 
-	if (!fst_may_open())
+	if (!fst_may_open(inode))
 		return -EPERM;
 	op = kzalloc(sizeof(*op), FST_GFP_READER);
 	if (!op)
@@ -512,81 +525,20 @@ static struct miscdevice fst_misc = {
 	.mode = 0600,
 };
 
-/*
- * With group=GID the node becomes root:GID 0660. devtmpfs creates it
- * root:root, and no miscdevice field names a group, so set it on the node
- * the way chown(2) would. Process context (module init).
- */
-static void fst_device_set_group(void)
-{
-	struct iattr attr = {
-		.ia_valid = ATTR_GID | ATTR_MODE,
-		.ia_gid = make_kgid(&init_user_ns, fst_gid),
-		.ia_mode = S_IFCHR | 0660,
-	};
-	struct path path;
-	struct inode *inode;
-	int err;
-
-	if (!gid_valid(attr.ia_gid)) {
-		pr_warn("group=%d is not a valid gid; /dev/flamestat stays root-only\n",
-			fst_gid);
-		return;
-	}
-	err = kern_path(FLAMESTAT_DEVICE, 0, &path);
-	if (err) {
-		pr_warn("group=%d: %s not found (%d); set its group by hand or with a udev rule\n",
-			fst_gid, FLAMESTAT_DEVICE, err);
-		return;
-	}
-	inode = d_inode(path.dentry);
-	if (!S_ISCHR(inode->i_mode) || inode->i_rdev != fst_misc.this_device->devt) {
-		pr_warn("%s is not this device; group not set\n",
-			FLAMESTAT_DEVICE);
-		goto out;
-	}
-	err = mnt_want_write(path.mnt);
-	if (err)
-		goto out_warn;
-	inode_lock(inode);
-#if defined(FST_HAVE_NOTIFY_CHANGE_IDMAP)
-	err = notify_change(&nop_mnt_idmap, path.dentry, &attr, NULL);
-#elif defined(FST_HAVE_NOTIFY_CHANGE_USERNS)
-	err = notify_change(&init_user_ns, path.dentry, &attr, NULL);
-#else
-	err = notify_change(path.dentry, &attr, NULL);
-#endif
-	inode_unlock(inode);
-	mnt_drop_write(path.mnt);
-out_warn:
-	if (err)
-		pr_warn("group=%d: could not change %s (%d)\n", fst_gid,
-			FLAMESTAT_DEVICE, err);
-out:
-	path_put(&path);
-}
-
 /**
  * fst_device_register() - create /dev/flamestat
- * @gid: a group also allowed to open it (the node becomes root:@gid 0660),
- *	or -1 for root only
+ * @gid: a group whose members may also open it, or negative for none
+ *
+ * The node is created root:root 0600 whatever @gid is; its group and mode
+ * are for udev (the rule flamestat ships) or the administrator to set.
  *
  * Context: process context (module init).
  * Return: 0, or the error of misc_register().
  */
 int fst_device_register(int gid)
 {
-	int err;
-
 	fst_gid = gid;
-	if (fst_gid >= 0)
-		fst_misc.mode = 0660;
-	err = misc_register(&fst_misc);
-	if (err)
-		return err;
-	if (fst_gid >= 0)
-		fst_device_set_group();
-	return 0;
+	return misc_register(&fst_misc);
 }
 
 /**

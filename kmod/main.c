@@ -88,7 +88,7 @@ MODULE_PARM_DESC(maps_kb, "KiB for recorded maps and file names (default 8192)")
 
 static int group = -1;
 module_param(group, int, 0444);
-MODULE_PARM_DESC(group, "gid also allowed to use /dev/flamestat (default -1: root only)");
+MODULE_PARM_DESC(group, "gid whose members may also open /dev/flamestat if its mode lets them; the node stays root:root 0600, its group is set by udev (default -1: none)");
 
 static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {

@@ -46,8 +46,10 @@ mkdir -p "$out"
 rc=0
 
 # contents LABEL DKMS_DEB TOOL_DEB: what the packages hold: every source
-# file of the module and the top-level dkms.conf for DKMS, its maintainer
-# scripts; the tool, every man page, the completion and the documentation.
+# file of the module and the top-level dkms.conf for DKMS, the udev rule
+# of packaging/udev, its maintainer scripts (DKMS's, and the group
+# flamestat); the tool, every man page, the completion and the
+# documentation.
 contents() {
 	local label=$1 dkms_deb=$2 tool_deb=$3 missing="" files src f m
 	files=$(dpkg-deb -c "$dkms_deb" | awk '{print $6}' | sed 's|^\./|/|')
@@ -59,6 +61,15 @@ contents() {
 	dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - ".$src/dkms.conf" | cmp -s - "$TOP/dkms.conf" ||
 		missing+="(its dkms.conf differs from the top-level one) "
 	dpkg-deb -f "$dkms_deb" Depends | grep -q 'dkms' || missing+="(no Depends on dkms) "
+	dpkg-deb -f "$dkms_deb" Depends | grep -q 'adduser' || missing+="(no Depends on adduser) "
+	f=$(grep -m1 -E '^/(usr/)?lib/udev/rules.d/70-flamestat.rules$' <<<"$files")
+	if [ -z "$f" ]; then
+		missing+="/lib/udev/rules.d/70-flamestat.rules "
+	else
+		dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - ".$f" | cmp -s - "$TOP/packaging/udev/70-flamestat.rules" ||
+			missing+="(its $f differs from packaging/udev/70-flamestat.rules) "
+	fi
+	dpkg-deb -I "$dkms_deb" postinst | grep -q 'addgroup --system' || missing+="(no group in the postinst) "
 	dpkg-deb -I "$dkms_deb" postinst | grep -q 'common.postinst' || missing+="(no DKMS postinst) "
 	dpkg-deb -I "$dkms_deb" prerm | grep -q 'dkms remove' || missing+="(no DKMS prerm) "
 	files=$(dpkg-deb -c "$tool_deb" | awk '{print $6}' | sed 's|^\./|/|')

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A claim lasts as long as its file is open: a member of the module's group
-# recording for a long time keeps everyone out. Another member is refused
+# A claim lasts as long as its file is open: a member of the device's group
+# (the udev rule's) recording for a long time keeps everyone out. Another member is refused
 # (busy), even with --force (not root); root's --force takes the profiler
 # over and records; the member's recording then ends saying so, with exit
 # status 6 and no output of someone else's samples.
@@ -16,7 +16,8 @@ as() { su -s /bin/sh "$1" -c "$2"; }
 # fsuser writes its files here.
 U=$FS_TMP/fsuser
 mkdir -p "$U" && chmod 777 "$U"
-fs_load group=1001 autostart=0
+fs_load autostart=0
+check "the udev rule" fs_udev_rule
 wl_bg chain 20
 as fsuser "$FS record -q -d 12 -o $U/member.folded 2>$U/member.err; echo \$? >$U/member.rc" &
 holder=$!

@@ -10,7 +10,8 @@
 
 FS_KO=/lib/flamestat/flamestat.ko
 FS_DEV=/dev/flamestat
-FS_STATS=/sys/class/misc/flamestat/stats
+FS_SYSDEV=/sys/class/misc/flamestat
+FS_STATS=$FS_SYSDEV/stats
 FS_WL=/opt/workloads
 FS_SYMS=/etc/flamestat/syms
 : "${FS_TEST:=$(basename "$0" .sh)}"
@@ -104,6 +105,54 @@ fs_unload() {
 }
 
 fs_loaded() { [ -d /sys/module/flamestat ]; }
+
+# ---- the udev rule (packaging/udev/70-flamestat.rules) ----
+
+# fs_rule_file: where the guest has the rule flamestat ships: where
+# `make install` puts it (the initramfs), or where the flamestat-dkms
+# package does.
+fs_rule_file() {
+	for _f in /etc/udev/rules.d/70-flamestat.rules /lib/udev/rules.d/70-flamestat.rules \
+		/usr/lib/udev/rules.d/70-flamestat.rules; do
+		[ -f "$_f" ] && echo "$_f" && return 0
+	done
+	return 1
+}
+
+# fs_rule_key KEY: the value of KEY=="..." (a match) or KEY="..." (an
+# assignment) on the rule's line.
+fs_rule_key() {
+	_f=$(fs_rule_file) || return 1
+	awk -v k="$1" '!/^[[:space:]]*#/ && /KERNEL==/ {
+		n = split($0, a, /,[[:space:]]*/)
+		for (i = 1; i <= n; i++)
+			if (match(a[i], "^[[:space:]]*" k "==?\"")) {
+				v = substr(a[i], RLENGTH + 1)
+				sub(/".*/, "", v)
+				print v
+				exit
+			}
+	}' "$_f"
+}
+
+# fs_udev_rule: what udev does with the rule for the device (the busybox
+# guests run no udev): when its KERNEL and SUBSYSTEM match the device's,
+# the node gets the rule's GROUP and MODE.
+fs_udev_rule() {
+	_k=$(fs_rule_key KERNEL) _s=$(fs_rule_key SUBSYSTEM)
+	_g=$(fs_rule_key GROUP) _m=$(fs_rule_key MODE)
+	if [ -z "$_g" ] || [ -z "$_m" ]; then
+		echo "no GROUP or MODE in '$(fs_rule_file)'"
+		return 1
+	fi
+	_dev=$(basename "$FS_SYSDEV")
+	_sub=$(basename "$(readlink "$FS_SYSDEV/subsystem")")
+	if [ "$_k" != "$_dev" ] || [ "$_s" != "$_sub" ]; then
+		echo "the rule (KERNEL=='$_k' SUBSYSTEM=='$_s') does not match $_dev in $_sub"
+		return 1
+	fi
+	chgrp "$_g" "$FS_DEV" && chmod "$_m" "$FS_DEV"
+}
 
 # fs_write TEXT: write TEXT to the device in one write(2); on failure the
 # error (e.g. "Invalid argument") is in $FS_WRITE_ERR.

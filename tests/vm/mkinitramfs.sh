@@ -18,7 +18,8 @@
 #                     rootfs.sh image): no busybox applets (busybox itself if
 #                     ROOT lacks it, for poweroff), ROOT's kernel modules and
 #                     libraries stay, fsuser and fsgroup are appended to
-#                     ROOT's passwd and group
+#                     ROOT's passwd and group (an initramfs also has the
+#                     group flamestat, 1002, with fsuser in it)
 #
 # The tests run in the order given, each as /tests/NAME.sh, with
 # tests/guest/lib.sh as /tests/lib.sh. Environment: FLAMESTAT_KO (the
@@ -126,7 +127,8 @@ if [ -z "$root" ]; then
 		[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
 	done
 	printf 'root:x:0:0:root:/root:/bin/sh\nfsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$stage/etc/passwd"
-	printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
+	# flamestat: the group of the udev rule (packaging/udev), below.
+	printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nflamestat:x:1002:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
 else
 	# /init powers off with "busybox poweroff -f" (a minbase tree has no init).
 	[ -e "$stage/bin/busybox" ] || copy_file /bin/busybox /bin/busybox
@@ -155,6 +157,9 @@ if [ $no_module = 0 ]; then
 	# Also where 'make install' puts it, so that modprobe (and the
 	# tool, which uses modprobe first) finds it; depmod runs below.
 	copy_file "$FS_VM_KO" "/lib/modules/$kver/extra/flamestat.ko"
+	# Its udev rule, where 'make install' puts it too (a busybox guest
+	# runs no udev: tests apply it with fs_udev_rule, tests/guest/lib.sh).
+	copy_file "$TOP/packaging/udev/70-flamestat.rules" /etc/udev/rules.d/70-flamestat.rules
 fi
 if [ $no_tool = 0 ] && [ -x "$TOP/user/flamestat" ]; then
 	copy_file "$TOP/user/flamestat" /usr/bin/flamestat

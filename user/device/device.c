@@ -241,7 +241,7 @@ int fs_dev_open(struct fs_dev *dev, bool load)
 	}
 	if (dev->fd < 0) {
 		if (errno == EACCES || errno == EPERM) {
-			fs_err("permission denied on %s: run as root, or as a member of the group the module was loaded with (group=GID)",
+			fs_err("permission denied on %s: run as root, or as a member of the device's group (flamestat, from its udev rule; see flamestat(4))",
 			       FLAMESTAT_DEVICE);
 			return EXIT_PERM;
 		}
