@@ -202,7 +202,13 @@ static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 	return *nr ? 0 : -EINVAL;
 }
 
-/* Every command is checked before any is applied. */
+/*
+ * Every command is checked before any is applied. One that the session
+ * refuses (start under lockdown, EPERM; freq=N while samples of the old
+ * frequency are held, EBUSY: see fst_set_config()) fails the write, the
+ * commands before it staying applied: "stop\nreset\nfreq=N\nstart"
+ * changes the frequency whatever was sampled.
+ */
 static ssize_t fst_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {

@@ -141,24 +141,65 @@ void fst_stop(void)
 	sess.run_total_ns += now - sess.run_start_ns;
 }
 
+/*
+ * ctl_lock held: has anything been sampled since the last reset (or the
+ * last clearing copy)? Every CPU's table is folded into the merged table
+ * first, so a sample still in a CPU's table counts too. With the timers
+ * stopped the answer holds; while they run, a timer may take a sample
+ * right after a "no".
+ */
+static bool fst_have_samples(void)
+{
+	struct fst_table *agg = &sess.agg.table;
+	bool have;
+
+	lockdep_assert_held(&sess.ctl_lock);
+	mutex_lock(&sess.agg.lock);
+	fst_drain(&sess.agg);
+	have = agg->counts.samples || agg->nr_entries;
+	mutex_unlock(&sess.agg.lock);
+	return have;
+}
+
 /**
  * fst_set_config() - apply a configuration
  * @cfg: the new configuration, validated by fst_cfg_from_user()
  *
  * Sampling restarts with it if it ran.
  *
+ * The frequency changes only while the session holds no sample. A count
+ * is a number of samples, each worth one period of CPU time: a sample at
+ * 97 Hz is worth about 52 at 4999 Hz, and counts taken at both would be
+ * added as if equal, under the one frequency snapshots and readers are
+ * told. Counting time instead would change the ABI, the text and every
+ * reader; so a new frequency waits for a reset (or a clearing snapshot).
+ * Every other field may change at any time: depth, filters, modes and
+ * CPUs change which samples are kept and how they are keyed, never what
+ * a sample is worth.
+ *
  * Context: process context, ctl_lock held.
- * Return: 0, or the error of fst_start().
+ * Return: 0, -EPERM when lockdown withholds kernel stacks and @cfg asks
+ * for nothing else, -EBUSY when @cfg changes the frequency and samples
+ * were taken since the last reset, or the error of fst_start().
  */
 int fst_set_config(const struct fst_cfg *cfg)
 {
 	bool was_running = sess.sampler.running;
+	bool new_freq = cfg->freq != sess.sampler.cfg.freq;
+	int err;
 
 	lockdep_assert_held(&sess.ctl_lock);
 	if (was_running && fst_locked_down() &&
 	    !(cfg->flags & FLAMESTAT_CFG_USER))
 		return -EPERM;
+	if (new_freq && fst_have_samples())
+		return -EBUSY;
 	fst_stop();
+	/* A timer may have fired between that look and the stop. */
+	if (new_freq && was_running && fst_have_samples()) {
+		err = fst_start();
+		return err ?: -EBUSY;
+	}
 	sess.sampler.cfg = *cfg;
 	return was_running ? fst_start() : 0;
 }
@@ -168,7 +209,9 @@ int fst_set_config(const struct fst_cfg *cfg)
  * @hz: samples per second per CPU
  *
  * Context: process context, ctl_lock held.
- * Return: 0, -EINVAL out of range, -ENOMEM, or the error of fst_start().
+ * Return: 0, -EINVAL out of range, -ENOMEM, or the error of
+ * fst_set_config(): -EBUSY when @hz is a new frequency and samples were
+ * taken since the last reset.
  */
 int fst_set_freq(u32 hz)
 {

@@ -42,7 +42,8 @@
 
 /*
  * What to sample. Only one configuration exists (the module's); it can be
- * changed while sampling, which restarts the timers with the new settings.
+ * changed while sampling, which restarts the timers with the new settings,
+ * except freq_hz: see FLAMESTAT_IOC_SET_CONFIG.
  */
 struct flamestat_config {
 	__u32 flags;		/* FLAMESTAT_CFG_*; KERNEL or USER required */
@@ -184,6 +185,14 @@ struct flamestat_read {
 #define FLAMESTAT_IOC_MAGIC	0xF1
 #define FLAMESTAT_IOC_VERSION	_IOR(FLAMESTAT_IOC_MAGIC, 0, struct flamestat_version)
 #define FLAMESTAT_IOC_GET_CONFIG _IOR(FLAMESTAT_IOC_MAGIC, 1, struct flamestat_config)
+/*
+ * SET_CONFIG: counts are numbers of samples, each worth one period, so
+ * the frequency cannot change under samples taken at another: a new
+ * freq_hz fails with EBUSY, changing nothing, once anything was sampled
+ * since the last RESET (or SNAPSHOT with FLAMESTAT_SNAP_CLEAR). While
+ * sampling runs that can be at any moment: STOP, RESET, SET_CONFIG,
+ * START. The other fields change at any time.
+ */
 #define FLAMESTAT_IOC_SET_CONFIG _IOW(FLAMESTAT_IOC_MAGIC, 2, struct flamestat_config)
 #define FLAMESTAT_IOC_START	_IO(FLAMESTAT_IOC_MAGIC, 3)
 #define FLAMESTAT_IOC_STOP	_IO(FLAMESTAT_IOC_MAGIC, 4)

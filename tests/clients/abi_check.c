@@ -2,8 +2,10 @@
 /*
  * abi_check: drives /dev/flamestat with good and bad requests and checks
  * each answer: errno for every invalid ioctl argument, text command and
- * privilege, configuration unchanged after a rejected request, exclusive
- * control, consistent partial reads, and the statistics invariant.
+ * privilege, configuration unchanged after a rejected request, a new
+ * frequency refused (EBUSY) while samples are held and accepted after a
+ * reset, exclusive control, consistent partial reads, and the statistics
+ * invariant.
  * Runs in the guest as root with the module loaded. Prints "ok - name" or
  * "not ok - name: detail" per check; exits 1 if any failed.
  */
@@ -54,6 +56,30 @@ static void get_config(int fd, struct flamestat_config *c)
 		perror("GET_CONFIG");
 		exit(2);
 	}
+}
+
+static struct flamestat_stats get_stats(int fd)
+{
+	struct flamestat_stats st;
+
+	if (ioctl(fd, FLAMESTAT_IOC_GET_STATS, &st)) {
+		perror("GET_STATS");
+		exit(2);
+	}
+	return st;
+}
+
+/* Sampling runs: waits (10 s at most) until the module holds samples. */
+static bool wait_samples(int fd)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (get_stats(fd).samples)
+			return true;
+		usleep(10000);
+	}
+	return false;
 }
 
 /*
@@ -159,13 +185,30 @@ static void check_config_invalid(int fd)
 	result(!memcmp(&base, &after, sizeof(base)),
 	       "NULL arguments leave the config unchanged");
 
-	/* A valid change is applied, and read back as given. */
+	/*
+	 * A new frequency is refused while samples are held (their counts
+	 * would mix two periods); anything else changes at any time.
+	 */
+	result(wait_samples(fd), "samples held (sampling since load)");
 	c = base;
-	c.freq_hz = 499;
+	c.freq_hz = base.freq_hz == 499 ? 251 : 499;
+	expect_err(fd, FLAMESTAT_IOC_SET_CONFIG, &c, EBUSY,
+		   "SET_CONFIG with a new frequency while samples are held");
+	get_config(fd, &after);
+	result(!memcmp(&base, &after, sizeof(base)),
+	       "the refused frequency leaves the config unchanged");
+	c = base;
 	c.kernel_depth = 64;
 	c.user_depth = 200;
 	result(!ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &c),
-	       "valid SET_CONFIG accepted");
+	       "SET_CONFIG with the same frequency, new depths, accepted");
+
+	/* A valid change after a reset is applied, and read back as given. */
+	result(!ioctl(fd, FLAMESTAT_IOC_STOP) && !ioctl(fd, FLAMESTAT_IOC_RESET),
+	       "stop and reset");
+	c.freq_hz = 499;
+	result(!ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &c),
+	       "valid SET_CONFIG after a reset accepted");
 	get_config(fd, &after);
 	result(after.freq_hz == 499 && after.kernel_depth == 64 &&
 	       after.user_depth == 200, "SET_CONFIG is read back");
@@ -185,7 +228,8 @@ static void check_config_invalid(int fd)
 	result(after.nr_pids == 1 && after.pids[0] == (uint32_t)getpid(),
 	       "pid filter is read back in the caller's namespace");
 	result(!ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &base),
-	       "original config restored");
+	       "original config restored (nothing sampled since the reset)");
+	result(!ioctl(fd, FLAMESTAT_IOC_START), "sampling again");
 }
 
 static void check_unknown_ioctls(int fd)
@@ -262,13 +306,7 @@ static int write_str(int fd, const char *s)
 
 static bool running(int fd)
 {
-	struct flamestat_stats st;
-
-	if (ioctl(fd, FLAMESTAT_IOC_GET_STATS, &st)) {
-		perror("GET_STATS");
-		exit(2);
-	}
-	return st.state & FLAMESTAT_STATE_RUNNING;
+	return get_stats(fd).state & FLAMESTAT_STATE_RUNNING;
 }
 
 static void check_text_commands(int fd)
@@ -283,6 +321,7 @@ static void check_text_commands(int fd)
 	size_t i;
 	int e;
 
+	wait_samples(fd);
 	write_str(fd, "stop\n");
 	get_config(fd, &base);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -297,16 +336,27 @@ static void check_text_commands(int fd)
 	result(write(fd, big, sizeof(big)) < 0 && errno == EINVAL,
 	       "300-byte write rejected");
 	result(write(fd, big, 0) == 0, "empty write is a no-op");
-	result(!write_str(fd, "freq=251\n") && (get_config(fd, &after),
-						 after.freq_hz == 251),
-	       "write freq=251 applied");
+	e = write_str(fd, "freq=251\n");
+	get_config(fd, &after);
+	result(e == EBUSY && !memcmp(&base, &after, sizeof(base)),
+	       "write freq=251 with samples held refused (EBUSY), config unchanged");
+	result(!write_str(fd, "reset\nfreq=251\n") && (get_config(fd, &after),
+							after.freq_hz == 251),
+	       "write reset, freq=251 applied");
 	result(!write_str(fd, "start\n") && running(fd), "write start");
 	result(!write_str(fd, "stop\n") && !running(fd), "write stop");
-	result(!write_str(fd, "freq=997\nstart\n") && running(fd) &&
+	result(!write_str(fd, "reset\nfreq=997\nstart\n") && running(fd) &&
 	       (get_config(fd, &after), after.freq_hz == 997),
-	       "two commands in one write");
+	       "three commands in one write");
 	result(!write_str(fd, "reset\n") && running(fd),
 	       "reset keeps sampling");
+	result(wait_samples(fd), "samples held again");
+	e = write_str(fd, "stop\nfreq=499\nstart\n");
+	get_config(fd, &after);
+	result(e == EBUSY && !running(fd) && after.freq_hz == 997,
+	       "write stop, freq=499, start with samples held: EBUSY at freq=499, stop applied, start not");
+	result(!write_str(fd, "freq=997\nstart\n") && running(fd),
+	       "the same frequency is accepted with samples held");
 	result(!ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &base),
 	       "config restored");
 }

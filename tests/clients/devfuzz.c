@@ -9,8 +9,11 @@
  * checks each answer against a model of the ABI (uapi/flamestat.h and
  * flamestat(4)): the exact errno in --solo mode (no other user of the
  * device), a set of acceptable ones otherwise. Every snapshot and every
- * full text read is validated, every statistics read must balance. At the
- * end the device must still sample, read and snapshot correctly.
+ * full text read is validated, every statistics read must balance. The
+ * model knows when samples are held: a new frequency is refused (EBUSY)
+ * then, and a new session (stop, reset, frequency, start) always works;
+ * a long --solo run must see both. At the end the device must still
+ * sample, read and snapshot correctly.
  *
  *   devfuzz [-s SEED] [-n OPS] [--solo] [-v]
  *
@@ -39,6 +42,14 @@ static bool solo, verbose;
 static unsigned long failures;
 static char desc[512];
 
+/*
+ * Were samples taken since the last reset (or clearing snapshot)? Then
+ * the module refuses a new frequency. Exact while stopped; while the
+ * timers run a sample may come at any moment, so "none" is "maybe" until
+ * the counters (GET_STATS) show one.
+ */
+enum { S_NONE, S_SOME, S_MAYBE };
+
 /* The model of the module's state (exact in --solo mode). */
 struct mfile {
 	int refs;		/* fds pointing here; 0: free */
@@ -51,6 +62,7 @@ static struct mfile files[MAX_FILES];
 static struct { int fd; int file; } fds[MAX_FDS];
 static struct {
 	bool running;
+	int samples;		/* S_* */
 	int claim;		/* file index, -1: none */
 	struct flamestat_config cfg;
 	bool lockdown;
@@ -67,8 +79,9 @@ static const char *const ptr_names[P_NR] = {
 static uint8_t *page_rw, *page_ro, *page_hole;
 static long pagesz;
 
-/* Counters for the summary. */
+/* Counters for the summary; freq_*: changes of frequency, both paths. */
 static unsigned long kind_count[32], errno_count[256], ok_count;
+static unsigned long freq_accepted, freq_refused;
 
 #define EBIT(e)	(1ULL << (e))
 
@@ -307,6 +320,44 @@ static int start_verdict(const struct flamestat_config *c)
 	return M.lockdown && !(c->flags & FLAMESTAT_CFG_USER) ? EPERM : 0;
 }
 
+/* What a GET_STATS says about samples held (stacks: merged entries). */
+static void samples_seen(const struct flamestat_stats *st)
+{
+	if (st->samples || st->stacks)
+		M.samples = S_SOME;
+	else if (!M.running)
+		M.samples = S_NONE;
+}
+
+/* --solo, before a request that may change the frequency: look. */
+static void samples_look(int fd)
+{
+	struct flamestat_stats st;
+
+	if (solo && M.samples == S_MAYBE &&
+	    !ioctl(fd, FLAMESTAT_IOC_GET_STATS, &st))
+		samples_seen(&st);
+}
+
+/* A reset or a clearing snapshot: nothing held, until the timers fire. */
+static void samples_gone(void)
+{
+	M.samples = M.running ? S_MAYBE : S_NONE;
+}
+
+/*
+ * From @from to @to Hz with @samples (S_*) held: 0 accepted, EBUSY, or
+ * -1 either (samples may have come meanwhile; others share the device).
+ */
+static int freq_verdict(int samples, uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return 0;
+	if (!solo || samples == S_MAYBE)
+		return -1;
+	return samples == S_SOME ? EBUSY : 0;
+}
+
 /* ---- file descriptors ---- */
 
 static int fd_slot_used(void)
@@ -468,7 +519,7 @@ static void op_set_config(void)
 {
 	struct flamestat_config c;
 	enum ptr_kind pk = rng_below(&rng, 6) ? P_GOOD : pick_ptr();
-	int s = pick_fd(), v, f, r;
+	int s = pick_fd(), v, f, r, e, fv;
 	struct expect x;
 
 	if (s < 0)
@@ -495,11 +546,29 @@ static void op_set_config(void)
 		v = control_verdict(f);
 	if (!v && M.running)
 		v = start_verdict(&c);
+	fv = 0;
+	if (!v) {
+		samples_look(fds[s].fd);
+		fv = freq_verdict(M.samples, M.cfg.freq_hz, c.freq_hz);
+		if (fv > 0)
+			v = fv;
+	}
 	x = v ? want_err(v) : want_ok();
+	if (fv < 0)
+		x.errs |= EBIT(EBUSY);
 	x = shared(x, EBIT(EBUSY));
 	r = ioctl(fds[s].fd, FLAMESTAT_IOC_SET_CONFIG, &c);
-	if (judge(r, errno, x) && r == 0)
+	e = errno;
+	if (!judge(r, e, x))
+		return;
+	if (r == 0) {
+		freq_accepted += c.freq_hz != M.cfg.freq_hz;
 		M.cfg = c;
+	} else if (e == EBUSY && fv && solo) {
+		/* Refused for the samples held (shared: maybe for a claim). */
+		freq_refused++;
+		M.samples = S_SOME;
+	}
 }
 
 static void op_get_config(void)
@@ -550,8 +619,13 @@ static void op_control(void)
 	if (!judge(r, errno, x) || r)
 		return;
 	switch (k) {
-	case 0: M.running = true; break;
+	case 0:
+		if (!M.running && M.samples == S_NONE)
+			M.samples = S_MAYBE;
+		M.running = true;
+		break;
 	case 1: M.running = false; break;
+	case 2: samples_gone(); break;
 	case 3: M.claim = f; break;
 	case 4: M.claim = -1; break;
 	}
@@ -586,8 +660,11 @@ static void op_stats(void)
 		return;
 	snprintf(desc, sizeof(desc), "GET_STATS(%s)", ptr_names[pk]);
 	r = ioctl(fds[s].fd, FLAMESTAT_IOC_GET_STATS, ptr_of(pk, &st, sizeof(st)));
-	if (judge(r, errno, ptr_writable(pk) ? want_ok() : want_err(EFAULT)) && !r)
+	if (judge(r, errno, ptr_writable(pk) ? want_ok() : want_err(EFAULT)) && !r) {
 		check_stats(&st);
+		if (solo)
+			samples_seen(&st);
+	}
 }
 
 static void op_version(void)
@@ -652,6 +729,8 @@ static void op_snapshot(void)
 	r = ioctl(fds[s].fd, FLAMESTAT_IOC_SNAPSHOT, &req);
 	if (!judge(r, errno, x) || r)
 		return;
+	if (req.flags & FLAMESTAT_SNAP_CLEAR)
+		samples_gone();
 	files[f].has_snap = true;
 	files[f].size_known = true;
 	files[f].snap_size = req.size;
@@ -828,27 +907,167 @@ static void gen_cmd_text(char *buf, size_t *lenp)
 	*lenp = len;
 }
 
-static void apply_cmds(const int *ops, const uint32_t *args, int n)
+/* What a text command changes of the model, run on a copy. */
+struct msim {
+	bool running;
+	uint32_t freq;
+	int samples;
+	unsigned int freq_changes;	/* accepted */
+};
+
+/*
+ * One command (0 start, 1 stop, 2 reset, 3 freq) as fst_write() runs it:
+ * 0, or the errno that ends the write there, the commands before it
+ * staying applied. *either: the module may answer EBUSY instead (a new
+ * frequency while samples may have come).
+ */
+static int sim_cmd(struct msim *m, int op, uint32_t arg, bool *either)
 {
+	int fv;
+
+	*either = false;
+	switch (op) {
+	case 0:
+		if (m->running)
+			return 0;
+		if (start_verdict(&M.cfg))
+			return EPERM;
+		m->running = true;
+		if (m->samples == S_NONE)
+			m->samples = S_MAYBE;
+		return 0;
+	case 1:
+		m->running = false;
+		return 0;
+	case 2:
+		/* fst_reset(): stop, forget, start again if it ran. */
+		m->samples = S_NONE;
+		if (!m->running)
+			return 0;
+		if (start_verdict(&M.cfg)) {
+			m->running = false;
+			return EPERM;
+		}
+		m->samples = S_MAYBE;
+		return 0;
+	default:
+		if (m->running && start_verdict(&M.cfg))
+			return EPERM;
+		fv = freq_verdict(m->samples, m->freq, arg);
+		if (fv > 0)
+			return fv;
+		*either = fv < 0;
+		m->freq_changes += m->freq != arg;
+		m->freq = arg;
+		return 0;
+	}
+}
+
+/* The model takes the state a write left. */
+static void sim_apply(const struct msim *m)
+{
+	M.running = m->running;
+	M.cfg.freq_hz = m->freq;
+	M.samples = m->samples;
+	freq_accepted += m->freq_changes;
+}
+
+/*
+ * --solo, after a write that one of several commands failed with EBUSY
+ * (which, timing decided): the module's state must be what one of them
+ * leaves, @cand[@nc], and becomes the model's.
+ */
+static void sim_sync(int fd, const struct msim *cand, int nc)
+{
+	struct flamestat_config c;
+	struct flamestat_stats st;
 	int i;
 
-	for (i = 0; i < n; i++) {
-		switch (ops[i]) {
-		case 0: M.running = true; break;
-		case 1: M.running = false; break;
-		case 3: M.cfg.freq_hz = args[i]; break;
-		}
+	if (ioctl(fd, FLAMESTAT_IOC_GET_CONFIG, &c) ||
+	    ioctl(fd, FLAMESTAT_IOC_GET_STATS, &st)) {
+		fail_op("reading the state back: %s", strerror(errno));
+		return;
 	}
+	for (i = 0; i < nc; i++)
+		if (cand[i].freq == c.freq_hz &&
+		    cand[i].running == !!(st.state & FLAMESTAT_STATE_RUNNING))
+			break;
+	if (i == nc) {
+		fail_op("EBUSY left %u Hz, running %d: no command of the write leaves that",
+			c.freq_hz, !!(st.state & FLAMESTAT_STATE_RUNNING));
+		return;
+	}
+	sim_apply(&cand[i]);
+	M.samples = S_SOME;	/* that is why it was refused */
+}
+
+/* Writes @len bytes of @buf on slot @s and judges the answer. */
+static void write_cmds(int s, const char *buf, size_t len)
+{
+	struct msim sim, cand[8];
+	int ops[8], n, f = fds[s].file, v = 0, vc, e, nc = 0, i;
+	uint32_t args[8];
+	ssize_t r;
+	struct expect x;
+	bool either;
+
+	if (files[f].accmode == O_RDONLY) {
+		x = want_err(EBADF);
+	} else if (!len) {
+		x = want_ok();
+	} else if (len >= 128) {
+		x = want_err(EINVAL);
+	} else {
+		n = parse_cmds(buf, len, ops, args);
+		vc = n < 0 ? EINVAL : control_verdict(f);
+		v = vc;
+		if (!v)
+			samples_look(fds[s].fd);
+		sim = (struct msim){ .running = M.running, .freq = M.cfg.freq_hz,
+				     .samples = M.samples };
+		for (i = 0; !v && i < n; i++) {
+			struct msim before = sim;
+
+			v = sim_cmd(&sim, ops[i], args[i], &either);
+			if (either) {
+				cand[nc++] = before;	/* refused here */
+				cand[nc - 1].samples = S_SOME;
+			}
+		}
+		/* A command refused for samples held (not for a claim). */
+		if (v == EBUSY && !vc)
+			cand[nc++] = sim;
+		x = v ? want_err(v) : want_ok();
+		if (nc)
+			x.errs |= EBIT(EBUSY);
+		x = shared(x, EBIT(EBUSY) | EBIT(EPERM));
+		r = write(fds[s].fd, buf, len);
+		e = errno;
+		if (!judge(r, e, x))
+			return;
+		if (r >= 0) {
+			if ((size_t)r != len)
+				fail_op("wrote %zd of %zu", r, len);
+			sim_apply(&sim);
+		} else if (solo && e == EBUSY && nc) {
+			freq_refused++;
+			sim_sync(fds[s].fd, cand, nc);
+		} else if (solo && e == v) {
+			/* Stopped there, the commands before it applied. */
+			sim_apply(&sim);
+		}
+		return;
+	}
+	r = write(fds[s].fd, buf, len);
+	if (judge(r, errno, x) && r >= 0 && (size_t)r != len)
+		fail_op("wrote %zd of %zu", r, len);
 }
 
 static void op_write_cmd(bool random_bytes)
 {
 	char buf[256], show[120];
-	int ops[8], s = pick_fd(), n, f, v = 0, i;
-	uint32_t args[8];
+	int s = pick_fd(), f, i;
 	size_t len;
-	ssize_t r;
-	struct expect x;
 
 	if (s < 0)
 		return;
@@ -864,35 +1083,7 @@ static void op_write_cmd(bool random_bytes)
 		show[i] = buf[i] >= 32 && buf[i] < 127 ? buf[i] : '.';
 	show[i] = '\0';
 	snprintf(desc, sizeof(desc), "write(%zu bytes '%s') on file %d", len, show, f);
-	if (files[f].accmode == O_RDONLY) {
-		x = want_err(EBADF);
-	} else if (!len) {
-		x = want_ok();
-	} else if (len >= 128) {
-		x = want_err(EINVAL);
-	} else {
-		n = parse_cmds(buf, len, ops, args);
-		if (n < 0) {
-			v = EINVAL;
-		} else {
-			v = control_verdict(f);
-			for (i = 0; !v && i < n; i++)
-				if (ops[i] == 0 || (M.running && ops[i] != 1))
-					v = start_verdict(&M.cfg);
-		}
-		x = v ? want_err(v) : want_ok();
-		x = shared(x, EBIT(EBUSY) | EBIT(EPERM));
-		r = write(fds[s].fd, buf, len);
-		if (judge(r, errno, x) && r >= 0) {
-			if ((size_t)r != len)
-				fail_op("wrote %zd of %zu", r, len);
-			apply_cmds(ops, args, n);
-		}
-		return;
-	}
-	r = write(fds[s].fd, buf, len);
-	if (judge(r, errno, x) && r >= 0 && (size_t)r != len)
-		fail_op("wrote %zd of %zu", r, len);
+	write_cmds(s, buf, len);
 }
 
 static void op_write_badptr(void)
@@ -915,6 +1106,72 @@ static void op_write_badptr(void)
 	else
 		x = want_err(EFAULT);
 	JUDGE(write(fds[s].fd, ptr_of(pk, NULL, len), len), x);
+}
+
+/*
+ * A session at another frequency, as flamestat(4) says to start one:
+ * stop, reset, the frequency, start, by ioctls or in one write. Accepted
+ * whatever was sampled before.
+ */
+static void op_new_session(void)
+{
+	static const uint32_t hz[] = { 1, 97, 251, 499, 997, 1999, 4999 };
+	struct flamestat_config c = M.cfg;
+	bool start = rng_below(&rng, 4);
+	int s = pick_fd(), f, v, i, r;
+	char buf[64];
+
+	if (s < 0)
+		return;
+	f = fds[s].file;
+	c.freq_hz = hz[rng_below(&rng, sizeof(hz) / sizeof(hz[0]))];
+	if (rng_below(&rng, 2)) {
+		snprintf(buf, sizeof(buf), "stop\nreset\nfreq=%u\n%s", c.freq_hz,
+			 start ? "start\n" : "");
+		snprintf(desc, sizeof(desc), "new session: write 'stop reset freq=%u%s' on file %d",
+			 c.freq_hz, start ? " start" : "", f);
+		write_cmds(s, buf, strlen(buf));
+		return;
+	}
+	for (i = 0; i < 3 + start; i++) {
+		static const char *const names[] = { "STOP", "RESET", "SET_CONFIG", "START" };
+		struct expect x;
+
+		snprintf(desc, sizeof(desc), "new session at %u Hz: %s on file %d (%s)",
+			 c.freq_hz, names[i], f,
+			 files[f].accmode == O_RDONLY ? "O_RDONLY" : "writable");
+		v = control_verdict(f);
+		if (!v && i == 2)
+			v = config_verdict(&c);
+		if (!v && (i == 3 || (i == 2 && M.running)))
+			v = start_verdict(&c);
+		x = shared(v ? want_err(v) : want_ok(), EBIT(EBUSY));
+		switch (i) {
+		case 0: r = ioctl(fds[s].fd, FLAMESTAT_IOC_STOP); break;
+		case 1: r = ioctl(fds[s].fd, FLAMESTAT_IOC_RESET); break;
+		case 2: r = ioctl(fds[s].fd, FLAMESTAT_IOC_SET_CONFIG, &c); break;
+		default: r = ioctl(fds[s].fd, FLAMESTAT_IOC_START); break;
+		}
+		if (!judge(r, errno, x) || r)
+			return;
+		switch (i) {
+		case 0:
+			M.running = false;
+			break;
+		case 1:
+			samples_gone();
+			break;
+		case 2:
+			freq_accepted += c.freq_hz != M.cfg.freq_hz;
+			M.cfg = c;
+			break;
+		default:
+			if (!M.running && M.samples == S_NONE)
+				M.samples = S_MAYBE;
+			M.running = true;
+			break;
+		}
+	}
 }
 
 /* ---- text reads ---- */
@@ -1074,7 +1331,7 @@ static void op_mmap(void)
 enum { K_OPEN, K_CLOSE, K_DUP, K_RAND_IOCTL, K_SET_CONFIG, K_GET_CONFIG,
        K_CONTROL, K_STATS, K_VERSION, K_SNAPSHOT, K_READ, K_WRITE_CMD,
        K_WRITE_RAND, K_WRITE_BAD, K_TEXT_READ, K_LSEEK, K_TEXT_FULL, K_MMAP,
-       K_NR };
+       K_NEW_SESSION, K_NR };
 static const struct { unsigned int weight; const char *name; } kinds[K_NR] = {
 	[K_OPEN] = { 5, "open" }, [K_CLOSE] = { 4, "close" }, [K_DUP] = { 1, "dup" },
 	[K_RAND_IOCTL] = { 12, "random ioctl" }, [K_SET_CONFIG] = { 9, "SET_CONFIG" },
@@ -1084,7 +1341,7 @@ static const struct { unsigned int weight; const char *name; } kinds[K_NR] = {
 	[K_WRITE_CMD] = { 10, "text command" }, [K_WRITE_RAND] = { 4, "random write" },
 	[K_WRITE_BAD] = { 2, "write bad pointer" }, [K_TEXT_READ] = { 6, "read" },
 	[K_LSEEK] = { 4, "lseek" }, [K_TEXT_FULL] = { 1, "full text read" },
-	[K_MMAP] = { 1, "mmap" },
+	[K_MMAP] = { 1, "mmap" }, [K_NEW_SESSION] = { 2, "new session" },
 };
 
 static int pick_kind(void)
@@ -1130,9 +1387,10 @@ static void final_check(void)
 		fail_op("open: %s", strerror(errno));
 		return;
 	}
-	if (ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &c) || ioctl(fd, FLAMESTAT_IOC_RESET) ||
-	    ioctl(fd, FLAMESTAT_IOC_START)) {
-		fail_op("configure, reset, start: %s", strerror(errno));
+	/* A new session: the frequency changes only with nothing held. */
+	if (ioctl(fd, FLAMESTAT_IOC_STOP) || ioctl(fd, FLAMESTAT_IOC_RESET) ||
+	    ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &c) || ioctl(fd, FLAMESTAT_IOC_START)) {
+		fail_op("stop, reset, configure, start: %s", strerror(errno));
 		close(fd);
 		return;
 	}
@@ -1216,6 +1474,8 @@ int main(int argc, char **argv)
 	close(fd);
 	M.nr_cpu_ids = v.nr_cpu_ids;
 	M.running = st.state & FLAMESTAT_STATE_RUNNING;
+	M.samples = M.running ? S_MAYBE : S_NONE;
+	samples_seen(&st);
 	M.lockdown = st.state & FLAMESTAT_STATE_LOCKDOWN;
 	if (solo && (st.state & FLAMESTAT_STATE_CLAIMED)) {
 		fprintf(stderr, "devfuzz: --solo, but the device is claimed\n");
@@ -1247,9 +1507,16 @@ int main(int argc, char **argv)
 		case K_LSEEK: op_lseek(); break;
 		case K_TEXT_FULL: op_text_full(); break;
 		case K_MMAP: op_mmap(); break;
+		case K_NEW_SESSION: op_new_session(); break;
 		}
 		if (verbose && desc[0])
 			printf("op %lu: %s\n", op_no, desc);
+	}
+	/* Both answers to a new frequency, in a run long enough to see them. */
+	if (solo && nops >= 2000 && failures <= 20 && (!freq_accepted || !freq_refused)) {
+		snprintf(desc, sizeof(desc), "frequency changes");
+		fail_op("accepted %lu, refused %lu: both paths must be taken",
+			freq_accepted, freq_refused);
 	}
 	/* With others at the device, they run the final check afterwards. */
 	if (solo && failures <= 20)
@@ -1262,6 +1529,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 256; i++)
 		if (errno_count[i])
 			printf(" %s=%lu", errname(i), errno_count[i]);
+	printf("\ndevfuzz: frequency changes: accepted=%lu refused=%lu",
+	       freq_accepted, freq_refused);
 	printf("\ndevfuzz: seed %llu, %lu ops, %lu failures\n",
 	       (unsigned long long)seed, op_no, failures);
 	return failures ? 1 : 0;

@@ -7,7 +7,9 @@
  * recorded, samples == recorded + dropped on every read); with -w one more
  * process keeps changing the state: start, stop, reset, freq=N, new
  * configurations (kernel/user only, per-CPU, idle, depths), clearing
- * snapshots, claim and unclaim.
+ * snapshots, claim and unclaim. A new frequency while samples are held
+ * is refused (EBUSY, counted as refused); one after stop and reset must
+ * be accepted.
  *
  *   devstress [-r READERS] [-w] [-t SECONDS] [-s SEED] [--tolerant]
  *             [--quiet-file PATH]
@@ -37,6 +39,7 @@ static unsigned long nkids;
 
 struct counts {
 	unsigned long ops, text, snaps, stats, writes, absent, paused, failures;
+	unsigned long refused;	/* new frequencies refused: samples held */
 };
 
 static double now(void)
@@ -253,15 +256,25 @@ static void writer(const char *who, double end, struct counts *c)
 			r = ioctl(fd, FLAMESTAT_IOC_RESET);
 			break;
 		case 4:
-			snprintf(cmd, sizeof(cmd), "freq=%u\nstart\n",
+			/* Half of them a new session: never refused. */
+			snprintf(cmd, sizeof(cmd), "%sfreq=%u\nstart\n",
+				 rng_below(&rng, 2) ? "stop\nreset\n" : "",
 				 (unsigned int)(97 + rng_below(&rng, 3000)));
 			what = cmd;
 			r = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
+			if (r && errno == EBUSY && cmd[0] == 'f') {
+				c->refused++;
+				r = 0;
+			}
 			break;
 		case 5: case 6:
 			random_config(&cfg);
 			what = "SET_CONFIG";
 			r = ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &cfg);
+			if (r && errno == EBUSY) {
+				c->refused++;
+				r = 0;
+			}
 			break;
 		case 7:
 			do_snapshot(c, who, fd, FLAMESTAT_SNAP_CLEAR);
@@ -300,7 +313,9 @@ static void writer(const char *who, double end, struct counts *c)
 		cfg.flags = FLAMESTAT_CFG_KERNEL | FLAMESTAT_CFG_USER;
 		cfg.freq_hz = FLAMESTAT_DEFAULT_FREQ;
 		cfg.kernel_depth = cfg.user_depth = FLAMESTAT_DEFAULT_DEPTH;
-		if (ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &cfg) ||
+		if (ioctl(fd, FLAMESTAT_IOC_STOP) ||
+		    ioctl(fd, FLAMESTAT_IOC_RESET) ||
+		    ioctl(fd, FLAMESTAT_IOC_SET_CONFIG, &cfg) ||
 		    ioctl(fd, FLAMESTAT_IOC_START))
 			if (!tolerant || !absent_errno(errno))
 				failf(c, who, "final config/start: %s", strerror(errno));
@@ -369,9 +384,9 @@ int main(int argc, char **argv)
 				writer(who, end, &c);
 			else
 				reader(who, end, &c);
-			printf("%s: ops=%lu text=%lu snapshots=%lu stats=%lu writes=%lu absent=%lu paused=%lu failures=%lu\n",
+			printf("%s: ops=%lu text=%lu snapshots=%lu stats=%lu writes=%lu absent=%lu paused=%lu refused=%lu failures=%lu\n",
 			       who, c.ops, c.text, c.snaps, c.stats, c.writes, c.absent,
-			       c.paused, c.failures);
+			       c.paused, c.refused, c.failures);
 			if (write(pipefd[1], &c, sizeof(c)) != sizeof(c))
 				_exit(3);
 			_exit(c.failures ? 1 : 0);
@@ -394,6 +409,7 @@ int main(int argc, char **argv)
 			total.absent += c.absent;
 			total.paused += c.paused;
 			total.failures += c.failures;
+			total.refused += c.refused;
 		} else {
 			total.failures++;
 		}
@@ -408,9 +424,9 @@ int main(int argc, char **argv)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			rc = 1;
 	}
-	printf("devstress: %lu readers%s, %.0f s: ops=%lu text=%lu snapshots=%lu stats=%lu writes=%lu absent=%lu paused=%lu failures=%lu\n",
+	printf("devstress: %lu readers%s, %.0f s: ops=%lu text=%lu snapshots=%lu stats=%lu writes=%lu absent=%lu paused=%lu refused=%lu failures=%lu\n",
 	       nreaders, with_writer ? " + writer" : "", secs, total.ops, total.text,
 	       total.snaps, total.stats, total.writes, total.absent, total.paused,
-	       total.failures);
+	       total.refused, total.failures);
 	return rc || total.failures ? 1 : 0;
 }

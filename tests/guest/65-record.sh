@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # flamestat record in the guest, checked by function names: the known
 # chain (>= 90%), a shared library's functions, short-lived processes
-# (>= 95% of their user frames named), -p, -K and -U, and the exit
-# statuses of bad invocations.
+# (>= 95% of their user frames named), -p, -K and -U, -F over samples the
+# module holds at another frequency (the module's frequency put back
+# after), and the exit statuses of bad invocations.
 # timeout: 240
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -91,6 +92,22 @@ check "record -U" $FS record -q -U -d 2 -o "$FS_TMP/u.folded"
 expect_eq "record -U: no kernel frames" "$(grep -c '_\[k\]' "$FS_TMP/u.folded")" 0
 expect_ge "record -U: syscalls' user side recorded" "$(fs_sum "$FS_TMP/u.folded" '^syscalls;')" 300
 wl_wait
+
+# -F while the module samples at another frequency and holds samples:
+# record resets before it configures (the module refuses a new frequency
+# over samples held), and after it puts 997 Hz back and samples again.
+check "start the module at 997 Hz" fs_write start
+wl chain 1
+expect_ge "the module holds samples at 997 Hz" "$(fs_stat samples)" 1
+check "record -F 4999 over samples held at 997 Hz" $FS record -q -F 4999 --header -o "$FS_TMP/f4999.folded" -- "$FS_WL/chain" 2
+artifact "$FS_TMP/f4999.folded"
+check "record -F 4999: recorded at 4999 Hz (header)" grep -q '^# flamestat:.* freq=4999' "$FS_TMP/f4999.folded"
+expect_ge "record -F 4999: chain sampled" "$(fs_sum "$FS_TMP/f4999.folded" '^chain;')" 500
+$FS status >"$FS_TMP/status-after-F.txt" 2>&1
+sed 's/^/#   /' "$FS_TMP/status-after-F.txt"
+check "after record -F: the module is back at 997 Hz" grep -q '^frequency: *997 Hz' "$FS_TMP/status-after-F.txt"
+check "after record -F: the module samples again" grep -q '^running: *yes' "$FS_TMP/status-after-F.txt"
+check "stop the module" fs_write stop
 
 # Other outputs: SVG by extension, report, raw then report/fold from it.
 check "record -o x.svg" $FS record -q -d 1 -o "$FS_TMP/x.svg" -- "$FS_WL/chain" 1

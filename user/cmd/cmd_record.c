@@ -746,18 +746,37 @@ int do_record(int argc, char **argv)
 			goto out_restore;
 	}
 	build_config(&e, ch.pid, &cfg);
-	if (fs_dev_set_config(&dev, &cfg)) {
-		if (errno == ESRCH)
-			fs_err("-p: no such process");
-		else if (errno == EPERM)
-			fs_err("kernel lockdown forbids kernel stacks: drop -K (user stacks are still recorded)");
-		else
-			fs_perror("the module refused the configuration");
-		ret = errno == ESRCH ? EXIT_USAGE : EXIT_FAIL;
+	/*
+	 * A fresh session: reset, then configure. The module keeps its
+	 * frequency while its table holds samples (EBUSY): they were taken
+	 * at that frequency. Sampling is stopped, so none come in between.
+	 */
+	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_RESET)) {
+		fs_perror("cannot reset the module's table");
+		ret = EXIT_FAIL;
 		goto out_child;
 	}
-	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_RESET) ||
-	    fs_dev_cmd(&dev, FLAMESTAT_IOC_START)) {
+	if (fs_dev_set_config(&dev, &cfg)) {
+		int why = errno;
+
+		ret = why == ESRCH ? EXIT_USAGE : EXIT_FAIL;
+		if (why == ESRCH) {
+			fs_err("-p: no such process");
+		} else if (why == EPERM) {
+			fs_err("kernel lockdown forbids kernel stacks: drop -K (user stacks are still recorded)");
+		} else if (why == EBUSY &&
+			   fs_dev_cmd(&dev, FLAMESTAT_IOC_CLAIM)) {
+			/* Claiming again fails only if the claim was taken. */
+			fs_err("another session took the profiler over (root's 'flamestat record --force')");
+			ret = EXIT_BUSY;
+		} else {
+			errno = why;
+			fs_dev_set_config_perror(&dev, &cfg,
+						 "the module refused the configuration");
+		}
+		goto out_child;
+	}
+	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_START)) {
 		fs_perror("cannot start sampling");
 		ret = EXIT_FAIL;
 		goto out_child;
@@ -806,8 +825,15 @@ out_child:
 				WEXITSTATUS(ch.status));
 	}
 out_restore:
-	/* The tool's own configuration must not outlive it. */
-	fs_dev_set_config(&dev, &saved);
+	/*
+	 * The tool's own configuration must not outlive it. With -F, the
+	 * recording's samples hold the module's frequency (EBUSY, while this
+	 * file still controls it): they were read, or are lost with the
+	 * recording, so reset and put the old frequency back.
+	 */
+	if (fs_dev_set_config(&dev, &saved) && errno == EBUSY &&
+	    !fs_dev_cmd(&dev, FLAMESTAT_IOC_RESET))
+		fs_dev_set_config(&dev, &saved);
 	if (was_running)
 		fs_dev_cmd(&dev, FLAMESTAT_IOC_START);
 	fs_dev_cmd(&dev, FLAMESTAT_IOC_UNCLAIM);

@@ -285,6 +285,30 @@ int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st)
 	return ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS, st);
 }
 
+/*
+ * The module keeps its frequency while it holds samples taken at it
+ * since the last reset: counts at two frequencies cannot be added.
+ */
+void fs_dev_set_config_perror(struct fs_dev *dev,
+			      const struct flamestat_config *cfg,
+			      const char *what)
+{
+	struct flamestat_config cur;
+	struct flamestat_stats st;
+	int e = errno;
+
+	if (e == EBUSY && !fs_dev_get_config(dev, &cur) &&
+	    cur.freq_hz != cfg->freq_hz && !fs_dev_get_stats(dev, &st) &&
+	    st.samples) {
+		fs_err("%s: the module holds %llu samples taken at %u Hz since its last reset, and samples at %u Hz cannot be added to them: stop and reset it first ('echo stop > %s; echo reset > %s'), or use 'flamestat record', which resets",
+		       what, (unsigned long long)st.samples, cur.freq_hz,
+		       cfg->freq_hz, FLAMESTAT_DEVICE, FLAMESTAT_DEVICE);
+		return;
+	}
+	errno = e;
+	fs_perror("%s", what);
+}
+
 void fs_dev_snapshot_perror(const char *what)
 {
 	if (errno == ENOBUFS)

@@ -32,6 +32,14 @@ int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg);
 int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st);
 int fs_dev_cmd(struct fs_dev *dev, unsigned long cmd);
 
+/*
+ * fs_perror() for a failed fs_dev_set_config() of @cfg (errno as it left
+ * it): for EBUSY to a new frequency, says that the module holds samples
+ * taken at its current one and how to start afresh.
+ */
+void fs_dev_set_config_perror(struct fs_dev *dev,
+			      const struct flamestat_config *cfg,
+			      const char *what);
 /* fs_perror() for a failed fs_dev_snapshot(), saying what ENOBUFS means. */
 void fs_dev_snapshot_perror(const char *what);
 /*
