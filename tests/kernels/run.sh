@@ -15,8 +15,8 @@
 #               sid sid-rt                  7.x (gcc 16)
 #             (-rt: the PREEMPT_RT flavour)
 #     --core  only the core guest tests (load, read, chain, ABI, vhost's
-#             worker, hostile stacks, fuzz, reload, hotplug) instead of
-#             every guest test
+#             and io_uring's workers, hostile stacks, fuzz, reload,
+#             hotplug) instead of every guest test
 #
 # A kernel of the host's own suite is built on the host (its headers
 # installed there); other suites get a chroot each. Chroots, kernel images
@@ -46,7 +46,7 @@ for a in "$@"; do
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
-	50-libwork 72-vhost 74-hostile 92-fuzz 97-reload 98-hotplug)
+	50-libwork 72-vhost 73-iouring 74-hostile 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
