@@ -413,10 +413,16 @@ const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr)
 	return NULL;
 }
 
+/*
+ * maps_kb is full: its maps are refused (NOMAPS), and the next pass of
+ * fst_procdb_maintain() reuses exited processes' slots, and so frees
+ * their maps, until a quarter is free again.
+ */
 static bool fst_mem_charge(struct fst_procdb *db, long bytes)
 {
 	if (atomic_long_add_return(bytes, &db->mem_used) > db->mem_max) {
 		atomic_long_sub(bytes, &db->mem_used);
+		set_bit(0, &db->starved);
 		return false;
 	}
 	return true;
@@ -828,15 +834,19 @@ static u32 fst_slots_free(struct fst_procdb *db)
 }
 
 /*
- * db->lock held: once fresh slots run low, the oldest retired ones are
- * reused, so that a fork loop cannot leave every later process unmapped.
- * Each reuse loses the maps of a process that exited long ago: counted.
+ * db->lock held: once fresh slots or the memory for maps run low, the
+ * oldest retired slots are reused, so that a fork loop cannot leave every
+ * later process unmapped. Each reuse loses the maps of a process that
+ * exited long ago: counted.
  */
 static void fst_slots_refill(struct fst_procdb *db)
 {
 	u32 low = max_t(u32, db->max_procs / 4, 1), free = fst_slots_free(db);
 
-	while (free < low && db->retired_head != db->retired_tail) {
+	/* Out of slots, or of memory for maps (maps_kb): the same remedy. */
+	while ((free < low ||
+		atomic_long_read(&db->mem_used) > db->mem_max / 4 * 3) &&
+	       db->retired_head != db->retired_tail) {
 		fst_slot_recycle(db, db->retired[db->retired_head++ &
 						 db->free_mask]);
 		free++;

@@ -145,7 +145,7 @@ struct fst_procdb {
 	u32 *retired;		/* ring of max_procs slot numbers */
 	u32 retired_head, retired_tail;
 	u64 nr_recycled;	/* slots reused; lock, read racily */
-	unsigned long starved;	/* bit 0: a new address space found no slot */
+	unsigned long starved;	/* bit 0: no slot, or no memory for maps */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */

@@ -7,7 +7,8 @@
 # its frames mapped (>= 90% named main;outer;middle;hot_leaf), because the
 # slots of exited processes are reused, oldest first (stats
 # procs_recycled). A reused slot's old id names nothing any more: no
-# stack shows another program's functions.
+# stack shows another program's functions. Then the same with the memory
+# for maps (maps_kb) running out first.
 # timeout: 300
 # timeout-long: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -43,5 +44,23 @@ expect_ge "chain after the loop: >= 90% named (x10 vs x9)" $((named * 10)) $((to
 # shellcheck disable=SC2046 # three numbers
 set -- $(fs_stats_balance)
 expect_eq "samples == recorded + dropped ($2 + $3)" "$1" $(($2 + $3))
+check "unload" fs_unload
+
+# The same with the memory for maps (maps_kb) running out before the
+# slots: exited processes' slots are reused to free theirs.
+N2=$(fs_size 800 8000)
+fs_load max_procs=4096 maps_kb=64
+out=$(wl shortlived -n "$N2" -m 2 -j 2 600) || not_ok "shortlived exited with status $?"
+log "maps_kb=64: shortlived: $out; procs $(fs_stat procs), procs_recycled $(fs_stat procs_recycled), mem_used $(fs_stat mem_used)"
+expect_ge "maps_kb ran out: slots were reused" "$(fs_stat procs_recycled)" 1
+wl_bg chain 3
+check "chain exits 0" wl_wait
+fs_read "$FS_TMP/maps.folded"
+grep '^chain;' "$FS_TMP/maps.folded" | fs_symbolize >"$FS_TMP/maps.sym"
+total=$(fs_sum "$FS_TMP/maps.sym" '^chain;')
+named=$(fs_sum "$FS_TMP/maps.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
+log "maps_kb=64: chain after the loop: $total samples, $named named"
+expect_ge "maps_kb=64: chain sampled after the loop" "$total" 300
+expect_ge "maps_kb=64: chain after the loop: >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
 check "unload" fs_unload
 finish
