@@ -125,6 +125,20 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 #ifdef PF_USER_WORKER
 	kthread |= !!(task->flags & PF_USER_WORKER);
 #endif
+	/*
+	 * An io-wq worker on its way out clears its own PF_IO_WORKER
+	 * (io_worker_exit()) and keeps the mm until do_exit()'s exit_mm();
+	 * before 6.4 no other flag marks it. Its user registers are still
+	 * what copy_thread() gave it, the creator's with the instruction and
+	 * stack pointers zeroed (older kernels zero them all): a task that
+	 * came into the kernel from user space never has both zero, short
+	 * of running code at address 0 with no stack.
+	 */
+	if (!kthread && !umode) {
+		struct pt_regs *ur = task_pt_regs(task);
+
+		kthread = !instruction_pointer(ur) && !user_stack_pointer(ur);
+	}
 	if (kthread)
 		flags |= FLAMESTAT_STACKF_KERNEL_THREAD;
 	if (umode) {
