@@ -68,6 +68,7 @@ static void fst_procdb_free_arrays(struct fst_procdb *db)
 	kvfree(db->scan_buf);
 	kvfree(db->free_ring);
 	kvfree(db->retired);
+	kvfree(db->free_file_ids);
 }
 
 /**
@@ -101,6 +102,7 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	db->free_ring = kvcalloc(db->free_mask + 1, sizeof(u32), GFP_KERNEL);
 	db->retired = kvcalloc(db->free_mask + 1, sizeof(u32), GFP_KERNEL);
 	db->files = vzalloc(array_size(db->max_files, sizeof(*db->files)));
+	db->free_file_ids = kvcalloc(db->max_files, sizeof(u32), GFP_KERNEL);
 	db->files_hash = kcalloc(1U << FST_FILES_HASH_BITS,
 				 sizeof(*db->files_hash), GFP_KERNEL);
 	/* Once, not per scan: allocations may be zeroed (init_on_alloc). */
@@ -108,7 +110,7 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 				      GFP_KERNEL);
 	if (!db->procs || !rcu_access_pointer(db->index) || !db->files ||
 	    !db->files_hash || !db->scan_buf || !db->free_ring ||
-	    !db->retired) {
+	    !db->retired || !db->free_file_ids) {
 		fst_procdb_free_arrays(db);
 		kfree(db);
 		return NULL;
@@ -133,7 +135,7 @@ size_t fst_procdb_bytes(const struct fst_procdb *db)
 	       struct_size(idx, slot, idx->size) +
 	       2 * (db->free_mask + 1) * sizeof(u32) +
 	       FST_MAX_EXEC_MAPS * sizeof(*db->scan_buf) +
-	       db->max_files * sizeof(*db->files) +
+	       db->max_files * (sizeof(*db->files) + sizeof(u32)) +
 	       (sizeof(struct hlist_head) << FST_FILES_HASH_BITS);
 }
 
@@ -168,7 +170,7 @@ static void fst_procdb_release(struct kref *ref)
 		kfree(rcu_dereference_protected(p->maps, 1));
 	}
 	for (i = 0; i < db->nr_files; i++)
-		kfree(db->files[i]);
+		kfree(db->files[i]);	/* NULL if reclaimed */
 	fst_procdb_free_arrays(db);
 	kfree(db);
 }
@@ -272,7 +274,8 @@ static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 	slot = fst_slot_take(db, &id);
 	if (slot == U32_MAX) {
 		/* Ask the worker to retire and reuse slots now, not in 1 s. */
-		if (!test_and_set_bit(0, &db->starved))
+		set_bit(FST_STARVED_SLOT, &db->starved);
+		if (!test_and_set_bit(FST_STARVED, &db->starved))
 			queue_work(fst_wq_unbound, &db->scan_work);
 		return 0;
 	}
@@ -338,6 +341,7 @@ u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
 	c->db = db;
 	c->gen = gen;
 	c->id = id;
+	c->retry = jiffies + FST_SLOT_RETRY;
 	return id;
 }
 
@@ -414,15 +418,15 @@ const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr)
 }
 
 /*
- * maps_kb is full: its maps are refused (NOMAPS), and the next pass of
- * fst_procdb_maintain() reuses exited processes' slots, and so frees
- * their maps, until a quarter is free again.
+ * maps_kb is full: its maps are refused (NOMAPS), and the worker's next
+ * pass of fst_procdb_maintain() frees some (fst_slots_refill()).
  */
 static bool fst_mem_charge(struct fst_procdb *db, long bytes)
 {
 	if (atomic_long_add_return(bytes, &db->mem_used) > db->mem_max) {
 		atomic_long_sub(bytes, &db->mem_used);
-		set_bit(0, &db->starved);
+		set_bit(FST_STARVED_MEM, &db->starved);
+		set_bit(FST_STARVED, &db->starved);
 		return false;
 	}
 	return true;
@@ -471,13 +475,56 @@ static struct fst_file *fst_file_find(struct fst_procdb *db, struct file *file,
 	return NULL;
 }
 
+/* db->lock held: a mapping that named file @id is gone. */
+static void fst_file_put(struct fst_procdb *db, u32 id)
+{
+	struct fst_file *f = id ? db->files[id - 1] : NULL;
+
+	if (f && !WARN_ON_ONCE(!f->refs))
+		f->refs--;
+}
+
 /*
- * db->lock held: the file record for @file as the process whose root is
- * @root names it, created on first sight. Its path is relative to that
- * root when the file lies under it, else the host's.
+ * db->lock held, every id handed out: the records no published maps (and
+ * no scan under way) name any more -- files of exited processes whose
+ * slots were reused -- are freed and their ids made reusable. Readers
+ * holding rcu_read_lock() may still look one up through maps they read
+ * before: a grace period passes before the records are freed and the ids
+ * reused. Without this, a member exec'ing max_files distinct files would
+ * leave every later file unnamed for the rest of the session.
  */
-static u32 fst_file_intern(struct fst_procdb *db, struct file *file,
-			   const struct fst_task_root *root)
+static void fst_files_reclaim(struct fst_procdb *db)
+{
+	HLIST_HEAD(dead);
+	struct hlist_node *tmp;
+	struct fst_file *f;
+	u32 i;
+
+	for (i = 0; i < db->nr_files; i++) {
+		f = db->files[i];
+		if (!f || f->refs)
+			continue;
+		WRITE_ONCE(db->files[i], NULL);
+		hlist_del(&f->node);
+		hlist_add_head(&f->node, &dead);
+	}
+	if (hlist_empty(&dead))
+		return;
+	synchronize_rcu();
+	hlist_for_each_entry_safe(f, tmp, &dead, node) {
+		if (f->build_id_uncached)
+			WRITE_ONCE(db->nr_buildid_uncached,
+				   db->nr_buildid_uncached - 1);
+		atomic_long_sub(sizeof(*f) + strlen(f->path) + 1,
+				&db->mem_used);
+		db->free_file_ids[db->nr_free_file_ids++] = f->id;
+		kfree(f);
+	}
+}
+
+/* fst_file_intern() without the reference. */
+static u32 fst_file_intern_noref(struct fst_procdb *db, struct file *file,
+				 const struct fst_task_root *root)
 {
 	struct inode *inode = file_inode(file);
 	u64 root_dev = 0, root_ino = 0;
@@ -492,7 +539,9 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file,
 		      : fst_file_find(db, file, 0, 0);
 	if (f)
 		return f->id;
-	if (db->nr_files >= db->max_files)
+	if (db->nr_files >= db->max_files && !db->nr_free_file_ids)
+		fst_files_reclaim(db);
+	if (db->nr_files >= db->max_files && !db->nr_free_file_ids)
 		return 0;
 
 	buf = __getname();
@@ -532,13 +581,35 @@ static u32 fst_file_intern(struct fst_procdb *db, struct file *file,
 	f->root_dev = root_dev;
 	f->root_ino = root_ino;
 	fst_file_read_build_id(db, f, file);
-	f->id = db->nr_files + 1;
-	db->files[db->nr_files] = f;
 	hlist_add_head(&f->node, &db->files_hash[hash_64(f->dev * 31 + f->ino,
 							 FST_FILES_HASH_BITS)]);
-	/* Readers look files up by the ids published in maps, after this. */
-	smp_store_release(&db->nr_files, db->nr_files + 1);
+	if (db->nr_free_file_ids) {
+		f->id = db->free_file_ids[--db->nr_free_file_ids];
+		/* The record before its id: fst_procdb_file() acquires. */
+		smp_store_release(&db->files[f->id - 1], f);
+	} else {
+		f->id = db->nr_files + 1;
+		db->files[db->nr_files] = f;
+		/* The record before its id: fst_procdb_file() acquires. */
+		smp_store_release(&db->nr_files, db->nr_files + 1);
+	}
 	return f->id;
+}
+
+/*
+ * db->lock held: the file record for @file as the process whose root is
+ * @root names it, created on first sight, with a reference for the
+ * mapping being scanned (fst_file_put() drops it). Its path is relative
+ * to that root when the file lies under it, else the host's.
+ */
+static u32 fst_file_intern(struct fst_procdb *db, struct file *file,
+			   const struct fst_task_root *root)
+{
+	u32 id = fst_file_intern_noref(db, file, root);
+
+	if (id)
+		db->files[id - 1]->refs++;
+	return id;
 }
 
 /*
@@ -559,7 +630,8 @@ static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
 /*
  * db->lock held. Publishes the maps of @p: what this scan saw, plus the
  * mappings of earlier scans that nothing now overlaps (code the process
- * unmapped may still appear in samples taken before).
+ * unmapped may still appear in samples taken before). The scan's file
+ * references pass to the new mappings; those of replaced ones are put.
  */
 static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 			     struct fst_scan_ent *v, u32 n)
@@ -575,16 +647,18 @@ static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 			keep += !fst_overlaps(&old->map[i], v, n, &cur);
 	nr = n + keep;
 	bytes = struct_size(new, map, nr);
-	if (!fst_mem_charge(db, bytes)) {
-		set_bit(FST_PROC_NOMAPS, &p->bits);
-		return;
-	}
+	if (!fst_mem_charge(db, bytes))
+		goto fail;
 	new = kmalloc(bytes, GFP_KERNEL);
 	if (!new) {
 		atomic_long_sub(bytes, &db->mem_used);
-		set_bit(FST_PROC_NOMAPS, &p->bits);
-		return;
+		goto fail;
 	}
+	/* The files of old mappings this scan replaces lose one. */
+	cur = 0;
+	for (i = 0; old && i < old->nr; i++)
+		if (fst_overlaps(&old->map[i], v, n, &cur))
+			fst_file_put(db, old->map[i].file_id);
 	p->generation++;
 	/* Merge two lists sorted by start: v (new) and old's survivors. */
 	cur = 0;
@@ -612,6 +686,13 @@ static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 		atomic_long_sub(struct_size(old, map, old->nr), &db->mem_used);
 		kfree_rcu(old, rcu);
 	}
+	return;
+
+fail:
+	/* The scan's references, which no published mapping took. */
+	for (i = 0; i < n; i++)
+		fst_file_put(db, v[i].file_id);
+	set_bit(FST_PROC_NOMAPS, &p->bits);
 }
 
 #define FST_BACKOFF_MIN	(HZ / 50 ? HZ / 50 : 1)
@@ -767,7 +848,7 @@ static void fst_procdb_scan_work(struct work_struct *work)
 					     scan_work);
 
 	fst_procdb_scan_pending(db);
-	if (test_and_clear_bit(0, &db->starved))
+	if (test_and_clear_bit(FST_STARVED, &db->starved))
 		fst_procdb_maintain(db, false);
 }
 
@@ -776,6 +857,7 @@ static void fst_slot_retire(struct fst_procdb *db, u32 slot)
 {
 	if (test_and_set_bit(FST_PROC_RETIRED, &db->procs[slot].bits))
 		return;
+	db->procs[slot].retired_at = jiffies;
 	db->retired[db->retired_tail++ & db->free_mask] = slot;
 }
 
@@ -802,6 +884,10 @@ static void fst_slot_recycle(struct fst_procdb *db, u32 slot)
 	smp_wmb();
 	RCU_INIT_POINTER(p->maps, NULL);
 	if (maps) {
+		u32 i;
+
+		for (i = 0; i < maps->nr; i++)
+			fst_file_put(db, maps->map[i].file_id);
 		atomic_long_sub(struct_size(maps, map, maps->nr),
 				&db->mem_used);
 		kfree_rcu(maps, rcu);
@@ -837,20 +923,55 @@ static u32 fst_slots_free(struct fst_procdb *db)
  * db->lock held: once fresh slots or the memory for maps run low, the
  * oldest retired slots are reused, so that a fork loop cannot leave every
  * later process unmapped. Each reuse loses the maps of a process that
- * exited long ago: counted.
+ * exited before: counted.
  */
+static bool fst_slot_recycle_oldest(struct fst_procdb *db,
+				    unsigned long min_age)
+{
+	u32 slot;
+
+	if (db->retired_head == db->retired_tail)
+		return false;
+	slot = db->retired[db->retired_head & db->free_mask];
+	if (min_age &&
+	    time_before(jiffies, db->procs[slot].retired_at + min_age))
+		return false;
+	db->retired_head++;
+	fst_slot_recycle(db, slot);
+	return true;
+}
+
+/*
+ * db->lock held. Reuse is for new processes, not a goal in itself: the
+ * processes that exited last (the program just profiled, read a moment
+ * later) keep their maps as long as nothing needs their slots.
+ * - A reserve of a quarter of the slots is kept free with the slots of
+ *   processes that exited FST_REUSE_AGE ago or more.
+ * - A sample found no slot: a sixteenth of the slots, oldest exit first,
+ *   whatever their age (it looks again within FST_SLOT_RETRY).
+ * - maps_kb ran out: a quarter of the retired slots give their maps
+ *   back, and file records no maps name any more go.
+ */
+#define FST_REUSE_AGE	(10 * HZ)
+
 static void fst_slots_refill(struct fst_procdb *db)
 {
 	u32 low = max_t(u32, db->max_procs / 4, 1), free = fst_slots_free(db);
+	u32 batch;
 
-	/* Out of slots, or of memory for maps (maps_kb): the same remedy. */
-	while ((free < low ||
-		atomic_long_read(&db->mem_used) > db->mem_max / 4 * 3) &&
-	       db->retired_head != db->retired_tail) {
-		fst_slot_recycle(db, db->retired[db->retired_head++ &
-						 db->free_mask]);
+	while (free < low && fst_slot_recycle_oldest(db, FST_REUSE_AGE))
 		free++;
+	if (test_and_clear_bit(FST_STARVED_SLOT, &db->starved)) {
+		batch = max_t(u32, low / 4, 1);
+		while (batch-- && fst_slot_recycle_oldest(db, 0))
+			;
 	}
+	if (!test_and_clear_bit(FST_STARVED_MEM, &db->starved))
+		return;
+	batch = max_t(u32, (db->retired_tail - db->retired_head) / 4, 1);
+	while (batch-- && fst_slot_recycle_oldest(db, 0))
+		;
+	fst_files_reclaim(db);
 }
 
 /*

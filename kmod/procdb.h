@@ -36,6 +36,11 @@ struct fst_file {
 	 */
 	u64 root_dev;
 	u64 root_ino;
+	/*
+	 * Mappings that name it: in published maps, or in a scan about to
+	 * publish them; procdb->lock. At 0 its record may be reclaimed.
+	 */
+	u32 refs;
 	bool build_id_uncached;	/* its note's pages were not in the page cache */
 	struct hlist_node node;	/* in procdb->files_hash */
 	char path[];
@@ -58,6 +63,13 @@ struct fst_maps {
 	struct rcu_head rcu;
 	u32 nr;
 	struct fst_map map[];	/* sorted by start, non-overlapping */
+};
+
+/* struct fst_procdb.starved */
+enum {
+	FST_STARVED,		/* no slot, or no memory for maps: run maintain */
+	FST_STARVED_SLOT,	/* a sample found no slot */
+	FST_STARVED_MEM,	/* a charge to maps_kb failed */
 };
 
 /* struct fst_proc.bits */
@@ -91,6 +103,7 @@ struct fst_proc {
 	struct mm_struct *mm;	/* lookup key while live (mmgrab'ed); NULL after */
 	u32 id;			/* 0 while the slot is free */
 	u32 next_id;		/* the id of its next use, lock */
+	unsigned long retired_at; /* jiffies it was queued for reuse, lock */
 	u32 idx_pos;		/* position in procdb->index, U32_MAX: none */
 	pid_t tgid;
 	pid_t ns_tgid;
@@ -145,14 +158,16 @@ struct fst_procdb {
 	u32 *retired;		/* ring of max_procs slot numbers */
 	u32 retired_head, retired_tail;
 	u64 nr_recycled;	/* slots reused; lock, read racily */
-	unsigned long starved;	/* bit 0: no slot, or no memory for maps */
+	unsigned long starved;	/* FST_STARVED*: asks the worker for room */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
 	struct hlist_head *files_hash;
-	struct fst_file **files;	/* by id - 1 */
-	u32 nr_files;
+	struct fst_file **files;	/* by id - 1; NULL: reclaimed */
+	u32 nr_files;		/* ids handed out */
 	u32 max_files;
+	u32 *free_file_ids;	/* ids of reclaimed records, for reuse; lock */
+	u32 nr_free_file_ids;
 	atomic_long_t mem_used;	/* bytes of maps and files */
 	long mem_max;
 	/* Written under lock, read racily by the stats. */
@@ -169,8 +184,12 @@ struct fst_proc_cache {
 	struct mm_struct *mm;
 	struct fst_procdb *db;
 	unsigned long gen;
+	unsigned long retry;	/* jiffies: with id 0, look again from then */
 	u32 id;
 };
+
+/* A sample that found no slot looks again after this (slots are reused). */
+#define FST_SLOT_RETRY	(HZ / 20 ? HZ / 20 : 1)
 
 struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max);
 void fst_procdb_get(struct fst_procdb *db);
@@ -215,18 +234,26 @@ static inline bool fst_procdb_proc_still(const struct fst_proc *p, u32 id)
 	return READ_ONCE(p->id) == id;
 }
 
+/*
+ * The file record @id names, or NULL. A reader without db->lock holds
+ * rcu_read_lock() and got @id from maps it read under it: a record is
+ * reclaimed only once no published maps name it, and its id reused only
+ * after a grace period.
+ */
 static inline struct fst_file *fst_procdb_file(struct fst_procdb *db, u32 id)
 {
-	/* Pairs with the store-release that publishes a new file. */
+	/* Pairs with the store-releases that publish a new file. */
 	if (!id || id > smp_load_acquire(&db->nr_files))
 		return NULL;
-	return db->files[id - 1];
+	/* And with the one that publishes a record under a reused id. */
+	return smp_load_acquire(&db->files[id - 1]);
 }
 
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take locks. Returns the
- * proc id of @task's address space, creating it on first sight; 0 when the
- * table is full. The per-CPU cache is valid while db->gen is unchanged:
+ * proc id of @task's address space, creating it on first sight; 0 when no
+ * slot is free (looked for again after FST_SLOT_RETRY, as the worker frees
+ * slots meanwhile). The per-CPU cache is valid while db->gen is unchanged:
  * retiring an index entry bumps it before the mm may be freed and reused.
  * Inline: nearly every sample hits the cache.
  */
@@ -243,7 +270,8 @@ static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
 	if (!mm || !db)
 		return 0;
 	gen = READ_ONCE(db->gen);
-	if (likely(c->mm == mm && c->db == db && c->gen == gen))
+	if (likely(c->mm == mm && c->db == db && c->gen == gen &&
+		   (c->id || time_before(now, c->retry))))
 		id = c->id;
 	else
 		id = fst_procdb_lookup_miss(db, c, task, mm, gen, compat);

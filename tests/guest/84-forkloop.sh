@@ -8,7 +8,7 @@
 # slots of exited processes are reused, oldest first (stats
 # procs_recycled). A reused slot's old id names nothing any more: no
 # stack shows another program's functions. Then the same with the memory
-# for maps (maps_kb) running out first.
+# for maps (maps_kb) running out first, and with the file records.
 # timeout: 300
 # timeout-long: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -62,5 +62,30 @@ named=$(fs_sum "$FS_TMP/maps.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]
 log "maps_kb=64: chain after the loop: $total samples, $named named"
 expect_ge "maps_kb=64: chain sampled after the loop" "$total" 300
 expect_ge "maps_kb=64: chain after the loop: >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
+check "unload" fs_unload
+
+# The same with the file records (at least 1024) running out: programs
+# from that many distinct files, then a known one. Records no published
+# maps name any more are reclaimed when they are needed.
+NF=$(fs_size 1100 3000)
+fs_load max_procs=64
+mkdir -p "$FS_TMP/files"
+i=0
+while [ $i -lt "$NF" ]; do
+	cp "$FS_WL/shortlived" "$FS_TMP/files/p$i"
+	"$FS_TMP/files/p$i" --child 3 || not_ok "p$i failed"
+	rm -f "$FS_TMP/files/p$i"
+	i=$((i + 1))
+done
+log "$NF distinct files run: procs_recycled $(fs_stat procs_recycled), mem_used $(fs_stat mem_used)"
+wl_bg chain 3
+check "chain exits 0" wl_wait
+fs_read "$FS_TMP/files.folded"
+grep '^chain;' "$FS_TMP/files.folded" | fs_symbolize >"$FS_TMP/files.sym"
+total=$(fs_sum "$FS_TMP/files.sym" '^chain;')
+named=$(fs_sum "$FS_TMP/files.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
+log "after $NF files: chain $total samples, $named named"
+expect_ge "after $NF files: chain sampled" "$total" 300
+expect_ge "after $NF files: chain >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
 check "unload" fs_unload
 finish

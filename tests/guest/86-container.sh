@@ -65,17 +65,15 @@ case "$proc" in
 *) not_ok "PROC record names its mount namespace $ns" ;;
 esac
 flags=$(echo "$proc" | sed -n 's/.* flags=\(0x[0-9a-f]*\) .*/\1/p')
-[ $((flags & 8)) -ne 0 ] && ok "PROC record has OWN_ROOT ($flags)" ||
-	not_ok "PROC record has OWN_ROOT (flags $flags)"
+expect_eq "PROC record has OWN_ROOT ($flags)" $((flags & 8)) 8
 check "the container's program exits 0" wait "$pid"
 
 # After its exit, nothing reaches the container's files: said, and the
 # frames stay file+offset (never the host's file of the same name).
 $FS fold "$FS_TMP/ctr.fstat" >"$FS_TMP/after.folded" 2>"$FS_TMP/after.err"
 log "fold after exit said: $(head -n 2 "$FS_TMP/after.err")"
-grep -q "/bin/ctrprog: not found: it is in the root of process $pid (ctrprog)" "$FS_TMP/after.err" &&
-	ok "fold after the exit says the program's file is out of reach" ||
-	not_ok "fold after the exit says the program's file is out of reach"
+check "fold after the exit says the program's file is out of reach" \
+	grep -q "/bin/ctrprog: not found: it is in the root of process $pid (ctrprog)" "$FS_TMP/after.err"
 expect_ge "fold after the exit: its frames stay ctrprog+0x..." \
 	"$(fs_sum "$FS_TMP/after.folded" '^ctrprog;(.*;)?ctrprog\+0x[0-9a-f]+(;|$)')" 100
 check "unload" fs_unload
