@@ -34,18 +34,6 @@ done
 check "/dev/vhost-net exists" test -c /dev/vhost-net
 check "/dev/net/tun exists" test -c /dev/net/tun
 
-# user_frames FILE RE: "COUNT FRAME" for every user frame (after comm,
-# not _[k]) of the folded lines whose stack matches RE, and last "total
-# N": the samples with at least one.
-user_frames() {
-	FS_RE="$2" awk '{c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-		if (s !~ ENVIRON["FS_RE"]) next
-		n = split(s, f, ";"); u = 0
-		for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) { print c, f[i]; u = 1 }
-		t += u * c}
-		END {print "total", t + 0}' "$1"
-}
-
 # worker OUT: "TID PID FLAGS" from the workload's "worker TID
 # comm=vhost-PID flags=0xF" line.
 worker() {
@@ -59,7 +47,7 @@ worker() {
 check_folded() {
 	_re="^vhost-$3;"
 	_n=$(fs_sum "$2" "$_re")
-	user_frames "$2" "$_re" >"$FS_TMP/$1.user"
+	fs_user_frames "$2" "$_re" >"$FS_TMP/$1.user"
 	_u=$(awk '$1 == "total" {print $2}' "$FS_TMP/$1.user")
 	_v=$(fs_sum "$2" "${_re}(.*;)?$VHOST_RE")
 	log "$1: $_n samples of vhost-$3, $_u with user frames, $_v with vhost frames"
@@ -72,7 +60,7 @@ check_folded() {
 	# own samples (the same mm, refilling the ring between polls) have
 	# user frames. How often vhostnet runs varies (58 to 1,888 samples
 	# with user frames seen), so the floor is low.
-	_o=$(user_frames "$2" '^vhostnet;' | awk '$1 == "total" {print $2}')
+	_o=$(fs_user_frames "$2" '^vhostnet;' | awk '$1 == "total" {print $2}')
 	expect_ge "$1: vhostnet's own samples have user frames" "$_o" 10
 	# Kernel names are visible here (no lockdown): nearly every stack
 	# reaches the worker loop or the TX path.

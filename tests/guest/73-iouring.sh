@@ -31,18 +31,6 @@ if [ -r /proc/sys/kernel/io_uring_disabled ]; then
 	[ "$_d" = 0 ] || die "kernel.io_uring_disabled is $_d on $(uname -r): io_uring is off"
 fi
 
-# user_frames FILE RE: "COUNT FRAME" for every user frame (after comm,
-# not _[k]) of the folded lines whose stack matches RE, and last "total
-# N": the samples with at least one.
-user_frames() {
-	FS_RE="$2" awk '{c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-		if (s !~ ENVIRON["FS_RE"]) next
-		n = split(s, f, ";"); u = 0
-		for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) { print c, f[i]; u = 1 }
-		t += u * c}
-		END {print "total", t + 0}' "$1"
-}
-
 # workers OUT: "PID FLAGS COMM" from the workload's "pid PID" line and
 # its first "worker TID comm=COMM flags=0xF" line.
 workers() {
@@ -68,7 +56,7 @@ worker_re() {
 check_folded() {
 	_re=$3
 	_n=$(fs_sum "$2" "$_re")
-	user_frames "$2" "$_re" >"$FS_TMP/$1.user"
+	fs_user_frames "$2" "$_re" >"$FS_TMP/$1.user"
 	_u=$(awk '$1 == "total" {print $2}' "$FS_TMP/$1.user")
 	_v=$(fs_sum "$2" "${_re}(.*;)?$IOWQ_RE")
 	log "$1: $_n samples of the workers ($_re), $_u with user frames, $_v with io-wq frames"
@@ -85,7 +73,7 @@ check_folded() {
 	# The control: user stacks are walked in this recording, the
 	# submitter's own samples (the same mm: submitting, reaping, checking
 	# and poisoning buffers) have user frames.
-	_o=$(user_frames "$2" '^iouring;' | awk '$1 == "total" {print $2}')
+	_o=$(fs_user_frames "$2" '^iouring;' | awk '$1 == "total" {print $2}')
 	expect_ge "$1: iouring's own samples have user frames" "$_o" 10
 	# Kernel names are visible here (no lockdown): nearly every stack
 	# reaches the worker loop.

@@ -244,6 +244,18 @@ fs_sum() {
 		s ~ ENVIRON["FS_RE"] {t += n} END {print t + 0}' "$1"
 }
 
+# fs_user_frames FILE RE: "COUNT FRAME" for every user frame (after comm,
+# not _[k]) of the folded lines whose stack matches RE, and last "total
+# N": the samples with at least one.
+fs_user_frames() {
+	FS_RE="$2" awk '{c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		if (s !~ ENVIRON["FS_RE"]) next
+		n = split(s, f, ";"); u = 0
+		for (i = 2; i <= n; i++) if (f[i] !~ /_\[k\]$/) { print c, f[i]; u = 1 }
+		t += u * c}
+		END {print "total", t + 0}' "$1"
+}
+
 # An awk function for the programs below: hex("0x1f") or hex("1f") is 31;
 # -1 when not hexadecimal. (awk numbers are doubles: exact to 2^53, which
 # user addresses are.)

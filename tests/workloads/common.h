@@ -89,4 +89,22 @@ static inline unsigned long parse_count(const char *s, unsigned long max,
 	return v;
 }
 
+/* Field 9 of /proc/TID/stat, the PF_* flags (kernel workers); 0 when unreadable. */
+static inline unsigned int task_flags(int tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned int flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+			flags = 0;
+	fclose(f);
+	return flags;
+}
+
 #endif

@@ -206,24 +206,6 @@ static int comm_is(const char *dir, const char *name, const char *prefix,
 	return ok;
 }
 
-/* Field 9 of /proc/TID/stat, the PF_* flags; 0 when unreadable. */
-static unsigned int task_flags(int tid)
-{
-	char path[64], buf[1024], *p;
-	unsigned int flags = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
-			flags = 0;
-	fclose(f);
-	return flags;
-}
-
 /* Print "worker TID comm=COMM flags=0xF" for each task of @dir named @prefix*. */
 static int print_tasks(const char *dir, const char *prefix)
 {

@@ -147,24 +147,6 @@ static int find_task(const char *dir, const char *want)
 	return tid;
 }
 
-/* Field 9 of /proc/TID/stat, the PF_* flags; 0 when unreadable. */
-static unsigned int task_flags(int tid)
-{
-	char path[64], buf[1024], *p;
-	unsigned int flags = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
-			flags = 0;
-	fclose(f);
-	return flags;
-}
-
 static void vhost_ioctl(int fd, unsigned long req, void *arg, const char *what)
 {
 	if (ioctl(fd, req, arg) < 0)
