@@ -37,6 +37,17 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 	if (!max)
 		return 0;
 	frames[n++] = regs->ip;
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
+	/*
+	 * The frame-pointer unwinder starts from regs->bp and reports a zero
+	 * one as a bad stack, with a kernel warning ("has bad 'bp' value"):
+	 * code that runs before a frame is set up, a new task on its way out
+	 * of ret_from_fork, has none. Only the interrupted PC is known then.
+	 * ORC, which distribution kernels use, needs no frame pointer.
+	 */
+	if (!regs->bp)
+		return n;
+#endif
 	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
