@@ -9,7 +9,7 @@
 # procs_recycled). A reused slot's old id names nothing any more: no
 # stack shows another program's functions. Then the same with the memory
 # for maps (maps_kb) running out first, and with the file records.
-# timeout: 300
+# timeout: 420
 # timeout-long: 900
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
