@@ -10,7 +10,7 @@
 # stack shows another program's functions. Then the same with the memory
 # for maps (maps_kb) running out first, and with the file records.
 # timeout: 420
-# timeout-long: 900
+# timeout-long: 3600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
