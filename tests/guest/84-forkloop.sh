@@ -14,6 +14,20 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
+# chain_named TAG: chain runs 3 s in this session; >= 90% of its samples
+# must be named main;outer;middle;hot_leaf.
+chain_named() {
+	wl_bg chain 3
+	check "$1: chain exits 0" wl_wait
+	fs_read "$FS_TMP/named.folded"
+	grep '^chain;' "$FS_TMP/named.folded" | fs_symbolize >"$FS_TMP/named.sym"
+	_t=$(fs_sum "$FS_TMP/named.sym" '^chain;')
+	_n=$(fs_sum "$FS_TMP/named.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
+	log "$1: chain $_t samples, $_n named"
+	expect_ge "$1: chain sampled" "$_t" 300
+	expect_ge "$1: chain >= 90% named (x10 vs x9)" $((_n * 10)) $((_t * 9))
+}
+
 N=$(fs_size 2500 50000)
 if [ "$FS_TORTURE" = long ]; then fs_load; else fs_load max_procs=128; fi
 t0=$(now_ms)
@@ -53,15 +67,7 @@ fs_load max_procs=4096 maps_kb=64
 out=$(wl shortlived -n "$N2" -m 2 -j 2 600) || not_ok "shortlived exited with status $?"
 log "maps_kb=64: shortlived: $out; procs $(fs_stat procs), procs_recycled $(fs_stat procs_recycled), mem_used $(fs_stat mem_used)"
 expect_ge "maps_kb ran out: slots were reused" "$(fs_stat procs_recycled)" 1
-wl_bg chain 3
-check "chain exits 0" wl_wait
-fs_read "$FS_TMP/maps.folded"
-grep '^chain;' "$FS_TMP/maps.folded" | fs_symbolize >"$FS_TMP/maps.sym"
-total=$(fs_sum "$FS_TMP/maps.sym" '^chain;')
-named=$(fs_sum "$FS_TMP/maps.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
-log "maps_kb=64: chain after the loop: $total samples, $named named"
-expect_ge "maps_kb=64: chain sampled after the loop" "$total" 300
-expect_ge "maps_kb=64: chain after the loop: >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
+chain_named "maps_kb=64"
 check "unload" fs_unload
 
 # The same with the file records (at least 1024) running out: programs
@@ -78,14 +84,6 @@ while [ $i -lt "$NF" ]; do
 	i=$((i + 1))
 done
 log "$NF distinct files run: procs_recycled $(fs_stat procs_recycled), mem_used $(fs_stat mem_used)"
-wl_bg chain 3
-check "chain exits 0" wl_wait
-fs_read "$FS_TMP/files.folded"
-grep '^chain;' "$FS_TMP/files.folded" | fs_symbolize >"$FS_TMP/files.sym"
-total=$(fs_sum "$FS_TMP/files.sym" '^chain;')
-named=$(fs_sum "$FS_TMP/files.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
-log "after $NF files: chain $total samples, $named named"
-expect_ge "after $NF files: chain sampled" "$total" 300
-expect_ge "after $NF files: chain >= 90% named (x10 vs x9)" $((named * 10)) $((total * 9))
+chain_named "after $NF files"
 check "unload" fs_unload
 finish
