@@ -453,6 +453,13 @@ static void fst_file_read_build_id(struct fst_procdb *db, struct fst_file *f,
 	}
 }
 
+/* The hash chain of the file records of one inode. */
+static struct hlist_head *fst_files_bucket(struct fst_procdb *db, u64 dev,
+					   u64 ino)
+{
+	return &db->files_hash[hash_64(dev * 31 + ino, FST_FILES_HASH_BITS)];
+}
+
 /* db->lock held: @file's record for the root @root_dev/@root_ino, or NULL. */
 static struct fst_file *fst_file_find(struct fst_procdb *db, struct file *file,
 				      u64 root_dev, u64 root_ino)
@@ -461,9 +468,7 @@ static struct fst_file *fst_file_find(struct fst_procdb *db, struct file *file,
 	u64 dev = new_encode_dev(inode->i_sb->s_dev), ino = inode->i_ino;
 	struct fst_file *f;
 
-	hlist_for_each_entry(f, &db->files_hash[hash_64(dev * 31 + ino,
-							FST_FILES_HASH_BITS)],
-			     node) {
+	hlist_for_each_entry(f, fst_files_bucket(db, dev, ino), node) {
 		if (f->dev != dev || f->ino != ino || f->root_dev != root_dev ||
 		    f->root_ino != root_ino)
 			continue;
@@ -535,8 +540,8 @@ static u32 fst_file_intern_noref(struct fst_procdb *db, struct file *file,
 
 	lockdep_assert_held(&db->lock);
 	/* Seen from this root before? Then no path needs printing. */
-	f = root->own ? fst_file_find(db, file, root->root_dev, root->root_ino)
-		      : fst_file_find(db, file, 0, 0);
+	/* root_dev and root_ino are 0 for the host's root. */
+	f = fst_file_find(db, file, root->root_dev, root->root_ino);
 	if (f)
 		return f->id;
 	if (db->nr_files >= db->max_files && !db->nr_free_file_ids)
@@ -581,8 +586,7 @@ static u32 fst_file_intern_noref(struct fst_procdb *db, struct file *file,
 	f->root_dev = root_dev;
 	f->root_ino = root_ino;
 	fst_file_read_build_id(db, f, file);
-	hlist_add_head(&f->node, &db->files_hash[hash_64(f->dev * 31 + f->ino,
-							 FST_FILES_HASH_BITS)]);
+	hlist_add_head(&f->node, fst_files_bucket(db, f->dev, f->ino));
 	if (db->nr_free_file_ids) {
 		f->id = db->free_file_ids[--db->nr_free_file_ids];
 		/* The record before its id: fst_procdb_file() acquires. */
