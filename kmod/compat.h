@@ -48,6 +48,9 @@
 #define fst_wq_unbound	system_unbound_wq
 #endif
 
+struct cpumask;
+
+void fst_housekeeping_cpus(struct cpumask *dst);
 void fst_hrtimer_setup(struct hrtimer *t,
 		       enum hrtimer_restart (*fn)(struct hrtimer *));
 

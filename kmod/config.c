@@ -10,6 +10,7 @@
 #include <linux/string.h>
 #include <linux/time64.h>
 
+#include "compat.h"
 #include "config.h"
 
 /**
@@ -69,7 +70,8 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 		for (i = 0; i < FLAMESTAT_CPUMASK_WORDS; i++)
 			if (u->cpus[i])
 				return -EINVAL;
-		cpumask_copy(&cfg->cpus, cpu_possible_mask);
+		/* Isolated CPUs (nohz_full=, isolcpus=) only when named. */
+		fst_housekeeping_cpus(&cfg->cpus);
 	}
 
 	for (i = 0; i < u->nr_pids; i++) {

@@ -40,4 +40,7 @@ void t(struct vm_area_struct *v) { vm_flags_set(v, 0); }'
 
 try SYSTEM_DFL_WQ '#include <linux/workqueue.h>
 struct workqueue_struct *t(void) { return system_dfl_wq; }'
+
+try HK_TYPE '#include <linux/sched/isolation.h>
+const struct cpumask *t(void) { return housekeeping_cpumask(HK_TYPE_TICK); }'
 echo

@@ -482,7 +482,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 {
 	static const char * const drop_names[FLAMESTAT_NR_DROPS] = {
 		"idle", "filtered", "mode", "no_regs", "cpu_table_full",
-		"table_full", "probe", "evicted",
+		"table_full", "probe", "evicted", "throttled",
 	};
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
 	int i, n;
@@ -498,7 +498,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		n += sysfs_emit_at(buf, n, "dropped_%s %llu\n", drop_names[i],
 				   st->dropped[i]);
 	n += sysfs_emit_at(buf, n,
-			   "overruns %llu\nkernel_truncated %llu\nuser_truncated %llu\nuser_fault %llu\nuser_compat %llu\nidle_irq %llu\nunmapped_procs %llu\nstacks %llu\nprocs %llu\nmem_used %llu\nmem_total %llu\ncost_ns %llu\ncost_max_ns %llu\nrunning_ns %llu\ncpus %u\nlockdown %u\nbuildid_uncached %llu\nmaps_busy %llu\nmaps_truncated %llu\nprobe_max %llu\nreader_mem %llu\nprocs_recycled %llu\n",
+			   "overruns %llu\nkernel_truncated %llu\nuser_truncated %llu\nuser_fault %llu\nuser_compat %llu\nidle_irq %llu\nunmapped_procs %llu\nstacks %llu\nprocs %llu\nmem_used %llu\nmem_total %llu\ncost_ns %llu\ncost_max_ns %llu\nrunning_ns %llu\ncpus %u\nlockdown %u\nbuildid_uncached %llu\nmaps_busy %llu\nmaps_truncated %llu\nprobe_max %llu\nreader_mem %llu\nprocs_recycled %llu\nthrottled_now %u\n",
 			   st->overruns, st->kernel_truncated,
 			   st->user_truncated, st->user_fault, st->user_compat,
 			   st->idle_irq, st->unmapped_procs, st->stacks,
@@ -507,7 +507,8 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   !!(st->state & FLAMESTAT_STATE_LOCKDOWN),
 			   st->buildid_uncached, st->maps_busy,
 			   st->maps_truncated, st->probe_max, st->reader_mem,
-			   st->procs_recycled);
+			   st->procs_recycled,
+			   !!(st->state & FLAMESTAT_STATE_THROTTLED));
 	kfree(st);
 	return n;
 }

@@ -52,8 +52,11 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
  * fst_drain() - merge every CPU's samples into the merged table
  * @agg: the aggregate
  *
- * Online CPUs swap their tables first and the retired ones are merged; an
- * offline CPU runs no timer, so both of its tables are merged.
+ * CPUs whose timer runs swap their tables first (in an IPI) and the
+ * retired ones are merged; a CPU without a timer (offline, not sampled,
+ * sampling stopped) gets no IPI, and both of its tables are merged. The
+ * session starts and stops timers under @agg->lock, and CPU hotplug waits
+ * for cpus_read_unlock(), so which CPUs have a timer holds throughout.
  *
  * Context: process context, @agg->lock held.
  */
@@ -70,7 +73,7 @@ void fst_drain(struct fst_agg *agg)
 
 		if (!c->ready)
 			continue;
-		if (cpu_online(cpu)) {
+		if (READ_ONCE(c->armed)) {
 			fst_merge(agg, &c->tab[c->active ^ 1]);
 		} else {
 			/* No timer runs here: both tables are ours. */

@@ -54,7 +54,12 @@ MODULE_PARM_DESC(pid_tree, "pid= also matches descendants (default 0)");
 
 static char *cpus;
 module_param(cpus, charp, 0444);
-MODULE_PARM_DESC(cpus, "CPUs to sample as a list, e.g. 0-3,8 (default: all)");
+MODULE_PARM_DESC(cpus, "CPUs to sample as a list, e.g. 0-3,8 (default: all but those isolated by nohz_full= or isolcpus=)");
+
+/* As perf_cpu_time_max_percent, whose default it takes. */
+static unsigned int cpu_max_percent = 25;
+module_param(cpu_max_percent, uint, 0444);
+MODULE_PARM_DESC(cpu_max_percent, "share of a CPU's time the sampler may take before it samples less often on that CPU, 1..99; 0 or 100: never (default 25)");
 
 static unsigned int kernel_depth = FLAMESTAT_DEFAULT_DEPTH;
 module_param(kernel_depth, uint, 0444);
@@ -150,6 +155,7 @@ static int __init fst_init(void)
 		.table_kb = table_kb,
 		.max_procs = max_procs,
 		.maps_kb = maps_kb,
+		.cpu_max_percent = cpu_max_percent < 100 ? cpu_max_percent : 0,
 	};
 	struct fst_cfg *cfg;
 	int err;

@@ -49,6 +49,19 @@ struct fst_scan_ent {
 
 static void fst_procdb_scan_work(struct work_struct *work);
 
+/*
+ * Hard-irq or, on PREEMPT_RT, the irq_work thread: a sample asked for a
+ * scan. The hrtimer callback only queues this irq_work: one CPU at a time
+ * then takes the workqueue's pool lock, after the sampling interrupt.
+ */
+static void fst_procdb_scan_kick(struct irq_work *work)
+{
+	struct fst_procdb *db = container_of(work, struct fst_procdb,
+					     scan_kick);
+
+	queue_work(fst_wq_unbound, &db->scan_work);
+}
+
 static struct fst_index *fst_index_alloc(u32 size)
 {
 	struct fst_index *idx = kvzalloc(struct_size(idx, slot, size),
@@ -90,6 +103,7 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	kref_init(&db->ref);
 	mutex_init(&db->lock);
 	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
+	init_irq_work(&db->scan_kick, fst_procdb_scan_kick);
 	db->max_procs = max_procs;
 	/* Slot + 1 in the low bits of an id, its reuse count above. */
 	db->slot_bits = order_base_2(max_procs + 1);
@@ -157,6 +171,7 @@ static void fst_procdb_release(struct kref *ref)
 	struct fst_procdb *db = container_of(ref, struct fst_procdb, ref);
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 
+	irq_work_sync(&db->scan_kick);
 	cancel_work_sync(&db->scan_work);
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
@@ -276,7 +291,7 @@ static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 		/* Ask the worker to retire and reuse slots now, not in 1 s. */
 		set_bit(FST_STARVED_SLOT, &db->starved);
 		if (!test_and_set_bit(FST_STARVED, &db->starved))
-			queue_work(fst_wq_unbound, &db->scan_work);
+			irq_work_queue(&db->scan_kick);
 		return 0;
 	}
 	p = &db->procs[slot];
@@ -309,7 +324,7 @@ static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
 	set_bit(FST_PROC_READY, &p->bits);
-	queue_work(fst_wq_unbound, &db->scan_work);
+	irq_work_queue(&db->scan_kick);
 	return id;
 }
 
@@ -385,7 +400,7 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 		return;
 	WRITE_ONCE(p->want_ip, miss);
 	if (!test_and_set_bit(FST_PROC_SCAN, &p->bits))
-		queue_work(fst_wq_unbound, &db->scan_work);
+		irq_work_queue(&db->scan_kick);
 }
 
 /**

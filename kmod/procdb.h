@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -161,6 +162,8 @@ struct fst_procdb {
 	unsigned long starved;	/* FST_STARVED*: asks the worker for room */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
+	/* Samplers queue the scan through it, never from hard-irq directly. */
+	struct irq_work scan_kick;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
 	struct hlist_head *files_hash;
 	struct fst_file **files;	/* by id - 1; NULL: reclaimed */

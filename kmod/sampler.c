@@ -24,6 +24,9 @@
 #include "compat.h"
 #include "sampler.h"
 
+/* The rate falls at most to 1/256 of the frequency (about 4 Hz at 997). */
+#define FST_SKIP_MAX	256
+
 /* Hard-irq: does @task belong to a configured process (or its subtree)? */
 static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 {
@@ -203,11 +206,14 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 					want_user && !key->proc_id);
 	}
 
-	/* Ask for an early drain before the table fills up. */
+	/*
+	 * Ask for an early drain before the table fills up. No workqueue
+	 * call here: the irq_work queues the drain once, from whichever CPU
+	 * asked first, after this interrupt (on PREEMPT_RT, in a thread).
+	 */
 	if (!c->drain_kicked && t->used > t->arena_words / 2) {
 		c->drain_kicked = true;
-		/* Irq-safe: the pool lock is a raw spinlock taken irqsave. */
-		mod_delayed_work(fst_wq_unbound, s->drain_work, 0);
+		irq_work_queue(&s->drain_kick);
 	}
 	return;
 
@@ -226,25 +232,78 @@ static void fst_account_cost(struct fst_counts *cnt, u64 ns)
 		cnt->cost_max_ns = ns;
 }
 
-/* Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks. */
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ *
+ * Self-throttling, the rule of perf_cpu_time_max_percent: when the moving
+ * average of the callback's cost exceeds cost_pct of the time between two
+ * firings, the timer fires half as often on this CPU; when it falls below
+ * a quarter of that share, twice as often again, up to every period. The
+ * periods in between are counted (FLAMESTAT_DROP_THROTTLED), so readers
+ * know the rate fell and by how much.
+ */
+static void fst_throttle(struct fst_cpu *c, u64 ns, u64 period_ns, u32 pct)
+{
+	u64 avg, budget;
+
+	if (!pct)
+		return;
+	budget = div_u64(period_ns * c->skip * pct, 100);
+	/*
+	 * One callback far above the budget was mostly not running (a vCPU
+	 * the host preempted, an SMI): it counts as twice the budget, so that
+	 * a lone stall moves the average by a quarter of the budget at most,
+	 * while a cost that really is above the budget still moves it above.
+	 */
+	c->cost_avg8 = c->cost_avg8 - (c->cost_avg8 >> 3) + min(ns, 2 * budget);
+	avg = c->cost_avg8 >> 3;
+	/* WRITE_ONCE: fst_sampler_throttled() reads it from other CPUs. */
+	if (avg > budget && c->skip < FST_SKIP_MAX)
+		WRITE_ONCE(c->skip, c->skip << 1);
+	else if (c->skip > 1 && avg * 4 < budget)
+		WRITE_ONCE(c->skip, c->skip >> 1);
+}
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ *
+ * The timer fires every skip periods, on the grid of this CPU's phase.
+ * Of the periods from this expiry to the next, one is sampled now, skip - 1
+ * after each intended firing are throttled, and the intended firings the
+ * timer was too late for are overruns: samples (throttled included) plus
+ * overruns are exactly the periods.
+ */
 static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 {
 	struct fst_cpu *c = container_of(timer, struct fst_cpu, timer);
 	struct fst_sampler *s = c->s;
+	u64 t0, missed, period = s->cfg.period_ns;
+	u32 skip = c->skip;
 	struct fst_table *t;
-	u64 t0, missed;
 
 	if (!READ_ONCE(s->running))
 		return HRTIMER_NORESTART;
 	t0 = fst_clock();
-	missed = hrtimer_forward_now(timer, ns_to_ktime(s->cfg.period_ns));
+	missed = hrtimer_forward_now(timer, ns_to_ktime(period * skip));
 	t = &c->tab[c->active];
-	t->counts.samples++;
+	t->counts.samples += 1 + missed * (skip - 1);
+	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += missed * (skip - 1);
 	if (missed > 1)
 		t->counts.overruns += missed - 1;
 	fst_sample(c, t);
-	fst_account_cost(&t->counts, fst_clock_ns(fst_clock() - t0));
+	t0 = fst_clock_ns(fst_clock() - t0);
+	fst_account_cost(&t->counts, t0);
+	fst_throttle(c, t0, period, s->cost_pct);
 	return HRTIMER_RESTART;
+}
+
+/* Hard-irq or, on PREEMPT_RT, the irq_work thread: a CPU table is half full. */
+static void fst_drain_kick_fn(struct irq_work *work)
+{
+	struct fst_sampler *s = container_of(work, struct fst_sampler,
+					     drain_kick);
+
+	mod_delayed_work(fst_wq_unbound, s->drain_work, 0);
 }
 
 /*
@@ -266,6 +325,30 @@ static bool fst_sampler_cpu_sampled(struct fst_sampler *s, struct fst_cpu *c)
 	return c->ready && cpumask_test_cpu(c->cpu, &s->cfg.cpus);
 }
 
+/* on_each_cpu_cond_mask(): IPI only the CPUs sampled in this run. */
+static bool fst_cpu_is_sampled(int cpu, void *info)
+{
+	struct fst_sampler *s = info;
+
+	return fst_sampler_cpu_sampled(s, per_cpu_ptr(s->cpus, cpu));
+}
+
+/* on_each_cpu_cond_mask(): IPI only the CPUs whose timer was started. */
+static bool fst_cpu_is_armed(int cpu, void *info)
+{
+	struct fst_sampler *s = info;
+
+	return READ_ONCE(per_cpu_ptr(s->cpus, cpu)->armed);
+}
+
+/* Hard-irq: a CPU's timer starts a run unthrottled. */
+static void fst_cpu_arm(struct fst_cpu *c)
+{
+	c->skip = 1;
+	c->cost_avg8 = 0;
+	WRITE_ONCE(c->armed, true);
+}
+
 /*
  * IPI, hard-irq, on the CPU whose timer is started. The first expiry is
  * one period after the start of the run, not after this IPI: a CPU that
@@ -277,10 +360,9 @@ static void fst_cpu_start_timer(void *info)
 	struct fst_sampler *s = info;
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 
-	if (!fst_sampler_cpu_sampled(s, c))
-		return;
-	c->armed = true;
-	hrtimer_start(&c->timer, ns_to_ktime(s->start_ns + s->cfg.period_ns),
+	fst_cpu_arm(c);
+	hrtimer_start(&c->timer, ns_to_ktime(s->start_ns + c->phase_ns +
+					     s->cfg.period_ns),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -295,15 +377,21 @@ static void fst_cpu_count_unsampled(void *info)
 {
 	struct fst_sampler *s = info;
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
-	u64 due;
+	struct fst_counts *cnt = &c->tab[c->active].counts;
+	u64 due, periods, firings;
 
 	if (!c->armed)
 		return;
-	c->armed = false;
+	WRITE_ONCE(c->armed, false);
 	due = ktime_to_ns(hrtimer_get_expires(&c->timer));
-	if (due <= s->stop_ns)
-		c->tab[c->active].counts.overruns +=
-			div64_u64(s->stop_ns - due, s->cfg.period_ns) + 1;
+	if (due > s->stop_ns)
+		return;
+	/* The firings due were missed; the periods between were throttled. */
+	periods = div64_u64(s->stop_ns - due, s->cfg.period_ns) + 1;
+	firings = DIV_ROUND_UP_ULL(periods, c->skip);
+	cnt->overruns += firings;
+	cnt->samples += periods - firings;
+	cnt->dropped[FLAMESTAT_DROP_THROTTLED] += periods - firings;
 }
 
 /**
@@ -323,6 +411,7 @@ int fst_sampler_init(struct fst_sampler *s, struct delayed_work *drain_work)
 	unsigned int cpu;
 
 	s->drain_work = drain_work;
+	init_irq_work(&s->drain_kick, fst_drain_kick_fn);
 	s->cpus = alloc_percpu(struct fst_cpu);
 	if (!s->cpus)
 		return -ENOMEM;
@@ -348,6 +437,7 @@ void fst_sampler_free(struct fst_sampler *s)
 
 	if (!s->cpus)
 		return;
+	irq_work_sync(&s->drain_kick);
 	for_each_possible_cpu(cpu) {
 		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
 
@@ -403,13 +493,21 @@ int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
 void fst_sampler_start_this_cpu(struct fst_sampler *s)
 {
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
+	u64 first, now, period = s->cfg.period_ns;
 
-	/* A CPU that was offline has missed nothing: start from now. */
-	if (READ_ONCE(s->running) && fst_sampler_cpu_sampled(s, c)) {
-		c->armed = true;
-		hrtimer_start(&c->timer, ns_to_ktime(s->cfg.period_ns),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	}
+	if (!READ_ONCE(s->running) || !fst_sampler_cpu_sampled(s, c))
+		return;
+	/*
+	 * A CPU that was offline has missed nothing: its first expiry is
+	 * the next one of its phase's grid, never one in the past.
+	 */
+	first = s->start_ns + c->phase_ns + period;
+	now = ktime_get_ns();
+	if (first <= now)
+		first += (div64_u64(now - first, period) + 1) * period;
+	fst_cpu_arm(c);
+	hrtimer_start(&c->timer, ns_to_ktime(first),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /**
@@ -422,8 +520,28 @@ void fst_sampler_start_this_cpu(struct fst_sampler *s)
  */
 void fst_sampler_start(struct fst_sampler *s, u64 start_ns)
 {
+	unsigned int cpu, n = 0, rank = 0;
+
 	s->start_ns = start_ns;
-	on_each_cpu_mask(cpu_online_mask, fst_cpu_start_timer, s, true);
+	/*
+	 * Stagger: the sampled CPUs' timers expire at equal distances over
+	 * the period, not all at once, so that they never take the interrupt
+	 * together and contend for the same cache lines. A CPU that comes
+	 * online later gets a phase from its number.
+	 */
+	for_each_cpu_and(cpu, &s->cfg.cpus, cpu_online_mask)
+		n += per_cpu_ptr(s->cpus, cpu)->ready;
+	for_each_possible_cpu(cpu) {
+		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		if (cpu_online(cpu) && fst_sampler_cpu_sampled(s, c))
+			c->phase_ns = div_u64(s->cfg.period_ns * rank++, n);
+		else
+			c->phase_ns = div_u64(s->cfg.period_ns * cpu,
+					      nr_cpu_ids);
+	}
+	on_each_cpu_cond_mask(fst_cpu_is_sampled, fst_cpu_start_timer, s,
+			      true, cpu_online_mask);
 }
 
 /**
@@ -441,8 +559,11 @@ void fst_sampler_stop(struct fst_sampler *s, u64 stop_ns)
 
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(s->cpus, cpu)->timer);
+	/* A drain asked for by the last samples is queued now, or never. */
+	irq_work_sync(&s->drain_kick);
 	s->stop_ns = stop_ns;
-	on_each_cpu_mask(cpu_online_mask, fst_cpu_count_unsampled, s, true);
+	on_each_cpu_cond_mask(fst_cpu_is_armed, fst_cpu_count_unsampled, s,
+			      true, cpu_online_mask);
 }
 
 /**
@@ -457,20 +578,45 @@ void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu)
 	struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
 
 	hrtimer_cancel(&c->timer);
-	c->armed = false;
+	WRITE_ONCE(c->armed, false);
 }
 
 /**
- * fst_sampler_swap() - swap every online CPU's active and retired table
+ * fst_sampler_swap() - swap the active and retired table of every CPU
+ *	whose timer runs
  * @s: the sampler
  *
- * After this, no timer writes to the table it used before.
+ * After this, no timer writes to the table it used before. CPUs without a
+ * timer (not sampled, not running) get no IPI: no timer writes to either
+ * of their tables, which the drain takes whole.
  *
- * Context: process context, cpus_read_lock() held.
+ * Context: process context, cpus_read_lock() held, and the session's
+ * start and stop excluded.
  */
 void fst_sampler_swap(struct fst_sampler *s)
 {
-	on_each_cpu_mask(cpu_online_mask, fst_cpu_swap, s, true);
+	on_each_cpu_cond_mask(fst_cpu_is_armed, fst_cpu_swap, s, true,
+			      cpu_online_mask);
+}
+
+/**
+ * fst_sampler_throttled() - does a CPU sample below the frequency now?
+ * @s: the sampler
+ *
+ * Context: any; the answer may change right after.
+ * Return: true if some CPU's timer fires less often than every period.
+ */
+bool fst_sampler_throttled(struct fst_sampler *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct fst_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		if (READ_ONCE(c->armed) && READ_ONCE(c->skip) > 1)
+			return true;
+	}
+	return false;
 }
 
 /**

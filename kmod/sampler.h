@@ -9,6 +9,7 @@
 #define FLAMESTAT_SAMPLER_H
 
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -25,8 +26,20 @@ struct fst_cpu {
 	unsigned int active;
 	bool drain_kicked;	/* asked for a drain since the last swap */
 	bool ready;		/* tables allocated */
-	bool armed;		/* timer started in this run; on this CPU only */
+	/*
+	 * Timer started in this run: written on this CPU only (IPI, hotplug),
+	 * read by the drain, which the session's start and stop exclude.
+	 */
+	bool armed;
 	int cpu;
+	u64 phase_ns;		/* first expiry: start + phase + period */
+	/*
+	 * Self-throttling, this CPU's timer only: the timer fires every
+	 * skip periods (a power of two, 1 when the sampler is cheap
+	 * enough); cost_avg8 is 8 times the moving average of its cost.
+	 */
+	u32 skip;
+	u64 cost_avg8;
 	struct fst_proc_cache cache; /* last address space seen */
 	struct fst_entry *scratch; /* the key being built */
 	struct fst_sampler *s;
@@ -46,7 +59,9 @@ struct fst_sampler {
 	/* ktime_get_ns() at the start and the end of the run */
 	u64 start_ns;
 	u64 stop_ns;
-	/* Kicked from hard-irq when a CPU table is half full. */
+	u32 cost_pct;		/* cpu_max_percent; 0: no limit */
+	/* Queued from hard-irq when a CPU table is half full. */
+	struct irq_work drain_kick;
 	struct delayed_work *drain_work;
 };
 
@@ -59,6 +74,7 @@ void fst_sampler_start(struct fst_sampler *s, u64 start_ns);
 void fst_sampler_stop(struct fst_sampler *s, u64 stop_ns);
 void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu);
 void fst_sampler_swap(struct fst_sampler *s);
+bool fst_sampler_throttled(struct fst_sampler *s);
 void fst_sampler_forget_procs(struct fst_sampler *s);
 u32 fst_sampler_nr_cpus(struct fst_sampler *s);
 

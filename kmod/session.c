@@ -109,11 +109,14 @@ int fst_start(void)
 		return -EPERM;
 	if (s->lockdown)
 		pr_notice("kernel lockdown: kernel stacks are withheld\n");
+	/* The drain's lock: which CPUs have a timer changes under it. */
+	mutex_lock(&sess.agg.lock);
 	cpus_read_lock();
 	WRITE_ONCE(s->running, true);
 	sess.run_start_ns = ktime_get_ns();
 	fst_sampler_start(s, sess.run_start_ns);
 	cpus_read_unlock();
+	mutex_unlock(&sess.agg.lock);
 	mod_delayed_work(fst_wq_unbound, &sess.agg.work, HZ);
 	return 0;
 }
@@ -133,11 +136,13 @@ void fst_stop(void)
 	lockdep_assert_held(&sess.ctl_lock);
 	if (!s->running)
 		return;
+	mutex_lock(&sess.agg.lock);
 	cpus_read_lock();
 	WRITE_ONCE(s->running, false);
 	now = ktime_get_ns();
 	fst_sampler_stop(s, now);
 	cpus_read_unlock();
+	mutex_unlock(&sess.agg.lock);
 	sess.run_total_ns += now - sess.run_start_ns;
 }
 
@@ -496,7 +501,9 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->state = (s->running ? FLAMESTAT_STATE_RUNNING : 0) |
 		    (s->lockdown || fst_locked_down() ?
 		     FLAMESTAT_STATE_LOCKDOWN : 0) |
-		    (sess.claim ? FLAMESTAT_STATE_CLAIMED : 0);
+		    (sess.claim ? FLAMESTAT_STATE_CLAIMED : 0) |
+		    (s->running && fst_sampler_throttled(s) ?
+		     FLAMESTAT_STATE_THROTTLED : 0);
 	mutex_unlock(&sess.agg.lock);
 	mutex_unlock(&sess.ctl_lock);
 }
@@ -565,6 +572,7 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 		return -EINVAL;
 	}
 	sess.pcpu_bytes = (size_t)lim->pcpu_kb * 1024;
+	s->cost_pct = lim->cpu_max_percent;
 	sess.max_depth_words = FST_ENTRY_HDR_WORDS +
 			       FLAMESTAT_MAX_KERNEL_DEPTH +
 			       FLAMESTAT_MAX_USER_DEPTH;

@@ -27,6 +27,7 @@ struct fst_limits {
 	u32 table_kb;		/* the merged table */
 	u32 max_procs;		/* address spaces whose maps are recorded */
 	u32 maps_kb;		/* recorded maps and file names */
+	u32 cpu_max_percent;	/* sampler's share of a CPU; 0: no limit */
 };
 
 int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim);

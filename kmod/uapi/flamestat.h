@@ -36,7 +36,11 @@
 #define FLAMESTAT_CFG_USER	(1U << 1) /* record user stacks */
 #define FLAMESTAT_CFG_IDLE	(1U << 2) /* record idle samples too */
 #define FLAMESTAT_CFG_PERCPU	(1U << 3) /* keep the CPU in the stack key */
-#define FLAMESTAT_CFG_CPUMASK	(1U << 4) /* sample only the CPUs in cpus[] */
+/*
+ * Sample only the CPUs in cpus[]. Without it: every CPU the kernel does
+ * not isolate (nohz_full=, isolcpus=); an isolated CPU only when named.
+ */
+#define FLAMESTAT_CFG_CPUMASK	(1U << 4)
 #define FLAMESTAT_CFG_PID_TREE	(1U << 5) /* pids[] also match descendants */
 #define FLAMESTAT_CFG_ALL	((1U << 6) - 1)
 
@@ -79,6 +83,14 @@ enum flamestat_drop {
 	 * stack at every sample would otherwise fill it for everyone).
 	 */
 	FLAMESTAT_DROP_EVICTED,
+	/*
+	 * Periods the sampler skipped on purpose: its own cost on that CPU
+	 * was above the module parameter cpu_max_percent of the CPU's time
+	 * (perf's perf_cpu_time_max_percent), so it sampled every 2nd, 4th,
+	 * ... period until the cost fell again. Counted in samples as well,
+	 * so samples + overruns stays the number of periods.
+	 */
+	FLAMESTAT_DROP_THROTTLED,
 	FLAMESTAT_NR_DROPS,
 	FLAMESTAT_MAX_DROPS = 12	/* room in struct flamestat_stats */
 };
@@ -90,13 +102,15 @@ enum flamestat_drop {
 #define FLAMESTAT_STATE_RUNNING		(1U << 0)
 #define FLAMESTAT_STATE_LOCKDOWN	(1U << 1) /* kernel stacks withheld */
 #define FLAMESTAT_STATE_CLAIMED		(1U << 2) /* a tool holds control */
+/* A CPU samples below freq_hz now (see FLAMESTAT_DROP_THROTTLED). */
+#define FLAMESTAT_STATE_THROTTLED	(1U << 3)
 
 /*
  * Counters since the last reset. Exact: samples == recorded + sum(dropped).
  * Reading them folds every CPU's pending samples in first.
  */
 struct flamestat_stats {
-	__u64 samples;		/* timer firings while running */
+	__u64 samples;		/* periods sampled or throttled while running */
 	__u64 recorded;		/* samples counted in a stack */
 	__u64 dropped[FLAMESTAT_MAX_DROPS]; /* by enum flamestat_drop */
 	__u64 overruns;		/* periods skipped because a timer ran late */

@@ -9,10 +9,10 @@
 
 fs_load
 for k in running samples recorded dropped_idle dropped_filtered dropped_mode \
-	dropped_no_regs dropped_cpu_table_full dropped_table_full dropped_probe dropped_evicted overruns \
+	dropped_no_regs dropped_cpu_table_full dropped_table_full dropped_probe dropped_evicted dropped_throttled overruns \
 	kernel_truncated user_truncated user_fault user_compat idle_irq \
 	unmapped_procs stacks procs mem_used mem_total cost_ns cost_max_ns \
-	running_ns cpus lockdown buildid_uncached maps_busy maps_truncated probe_max reader_mem procs_recycled; do
+	running_ns cpus lockdown buildid_uncached maps_busy maps_truncated probe_max reader_mem procs_recycled throttled_now; do
 	v=$(fs_stat "$k") || { not_ok "counter $k missing"; continue; }
 	case "$v" in
 	'' | *[!0-9]*) not_ok "counter $k is not a number: '$v'" ;;

@@ -31,6 +31,7 @@ const char *fs_drop_name(int reason)
 		[FLAMESTAT_DROP_TABLE_FULL] = "table-full",
 		[FLAMESTAT_DROP_PROBE] = "long-probe",
 		[FLAMESTAT_DROP_EVICTED] = "evicted",
+		[FLAMESTAT_DROP_THROTTLED] = "throttled",
 	};
 
 	if (reason < 0 || reason >= FLAMESTAT_NR_DROPS)
