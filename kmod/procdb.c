@@ -392,9 +392,13 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 		return;
 	rcu_read_lock();
 	maps = rcu_dereference(p->maps);
-	for (i = 0; i < n && !miss; i++)
-		if (!fst_maps_find(maps, frames[i]))
+	for (i = 0; i < n && !miss; i++) {
+		const struct fst_map *m = fst_maps_find(maps, frames[i]);
+
+		/* A file mapping whose file got no record is a miss too. */
+		if (!m || (!m->file_id && !m->flags))
 			miss = frames[i];
+	}
 	rcu_read_unlock();
 	if (!miss)
 		return;
@@ -561,8 +565,17 @@ static u32 fst_file_intern_noref(struct fst_procdb *db, struct file *file,
 		return f->id;
 	if (db->nr_files >= db->max_files && !db->nr_free_file_ids)
 		fst_files_reclaim(db);
-	if (db->nr_files >= db->max_files && !db->nr_free_file_ids)
+	if (db->nr_files >= db->max_files && !db->nr_free_file_ids) {
+		/*
+		 * Every record names a file some maps hold: those of exited
+		 * processes give theirs back at the next pass (as when
+		 * maps_kb runs out), and this one's frames ask for a rescan
+		 * then (fst_procdb_check_frames()).
+		 */
+		set_bit(FST_STARVED_MEM, &db->starved);
+		set_bit(FST_STARVED, &db->starved);
 		return 0;
+	}
 
 	buf = __getname();
 	if (!buf)
@@ -728,8 +741,10 @@ static void fst_proc_update_backoff(struct fst_procdb *db, struct fst_proc *p)
 	const struct fst_maps *maps = rcu_dereference_protected(p->maps,
 					lockdep_is_held(&db->lock));
 	u64 ip = xchg(&p->want_ip, 0);
+	const struct fst_map *m = ip ? fst_maps_find(maps, ip) : NULL;
 
-	if (ip && !fst_maps_find(maps, ip)) {
+	/* Not covered, or still a file without a record: back off. */
+	if (ip && (!m || (!m->file_id && !m->flags))) {
 		unsigned long b = clamp(p->backoff * 2,
 					(unsigned long)FST_BACKOFF_MIN,
 					(unsigned long)FST_BACKOFF_MAX);
@@ -771,6 +786,7 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 	struct mm_struct *mm = p->mm;
 	struct fst_task_root root;
 	struct vm_area_struct *vma;
+	bool lost = false;
 	u32 n = 0, i;
 
 	FST_VMA_ITER_DECLARE(iter, mm);
@@ -838,7 +854,11 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 			continue;
 		v[i].file_id = fst_file_intern(db, v[i].file, &root);
 		fput(v[i].file);
+		/* Counted: no record left (max_files, maps_kb), no name. */
+		lost |= !v[i].file_id;
 	}
+	if (lost)
+		WRITE_ONCE(db->nr_maps_truncated, db->nr_maps_truncated + 1);
 	fst_task_root_put(&root);
 	fst_proc_publish(db, p, v, n);
 	p->last_scan = jiffies;

@@ -176,7 +176,8 @@ struct fst_procdb {
 	/* Written under lock, read racily by the stats. */
 	u32 nr_buildid_uncached; /* files whose build-id was not cached */
 	u64 nr_maps_busy;	/* scans put off: the mmap_lock was taken */
-	u64 nr_maps_truncated;	/* scans that met more than FST_MAX_EXEC_MAPS */
+	/* scans past FST_MAX_EXEC_MAPS, or with a file left without record */
+	u64 nr_maps_truncated;
 };
 
 /*

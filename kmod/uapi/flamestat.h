@@ -139,9 +139,11 @@ struct flamestat_stats {
 	 * The process database never waits for a file system. Files whose
 	 * build-id note was not in the page cache (no I/O is done): path and
 	 * offsets only, looked for again later. Map scans put off because
-	 * the address space's mmap_lock was held. Scans that met more
-	 * executable mappings than one scan records (4096): frames in the
-	 * others stay unmapped.
+	 * the address space's mmap_lock was held. Scans that could not
+	 * record every executable mapping: more than one scan records
+	 * (4096), or a file for which no record was left (the module keeps
+	 * max(max_procs, 1024) file records and maps_kb of names; those of
+	 * exited processes are reclaimed): frames in those stay unmapped.
 	 */
 	__u64 buildid_uncached;
 	__u64 maps_busy;

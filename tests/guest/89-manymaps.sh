@@ -7,7 +7,13 @@
 # (the time a read takes is logged, for comparison, not judged). Snapshots
 # carry only the mappings samples fell in, so the 4096 are not counted
 # here.
-# timeout: 180
+# Then file records: with max_procs=128 the module keeps 1024. A process
+# that maps 1100 distinct files takes them all while it lives (the scan
+# that finds no record left is counted, maps_truncated); once it exited,
+# a new program whose file found no record gets one at its next rescan
+# (the exited process's records are reclaimed on demand, as when maps_kb
+# runs out) and is named.
+# timeout: 240
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
@@ -27,5 +33,24 @@ in_main=$(fs_sum "$FS_TMP/many.sym" '^manymaps;(.*;)?main(;.*)?$')
 log "manymaps: $named of the $in_main samples under main are main;manymaps_leaf"
 expect_ge "manymaps sampled under main" "$in_main" 100
 expect_ge "its own code resolves (>= 90% main;manymaps_leaf, x10 vs x9)" $((named * 10)) $((in_main * 9))
+check "unload" fs_unload
+
+fs_load max_procs=128
+wl_bg manymaps -f /tmp 1100 5
+sleep 3
+check "read while 1100 files are mapped" fs_read "$FS_TMP/files.folded"
+wl_wait || not_ok "manymaps -f failed"
+log "1100 files: maps_truncated $(fs_stat maps_truncated), procs $(fs_stat procs)"
+expect_ge "a scan that found no file record left is counted" "$(fs_stat maps_truncated)" 1
+wl_bg chain 3
+check "chain exits 0" wl_wait
+fs_read "$FS_TMP/after.folded"
+artifact "$FS_TMP/after.folded"
+grep '^chain;' "$FS_TMP/after.folded" | fs_symbolize >"$FS_TMP/after.sym"
+total=$(fs_sum "$FS_TMP/after.sym" '^chain;')
+named=$(fs_sum "$FS_TMP/after.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
+log "chain after the 1100 files: $total samples, $named named; procs_recycled $(fs_stat procs_recycled)"
+expect_ge "chain sampled" "$total" 300
+expect_ge "chain >= 90% named once the file records came back (x10 vs x9)" $((named * 10)) $((total * 9))
 check "unload" fs_unload
 finish
