@@ -84,6 +84,9 @@ static uint64_t cost_quantile(const struct flamestat_stats *st, double q)
 
 static void print_stats(const struct flamestat_stats *st)
 {
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+	/* Timer callbacks: throttled periods are in samples, at no cost. */
+	uint64_t firings = st->samples > throttled ? st->samples - throttled : 0;
 	uint64_t drops = 0;
 	int i;
 
@@ -126,9 +129,9 @@ static void print_stats(const struct flamestat_stats *st)
 	printf("memory:     %.1f of %.1f MiB preallocated in use\n",
 	       (double)st->mem_used / 1048576.0,
 	       (double)st->mem_total / 1048576.0);
-	if (st->samples)
+	if (firings)
 		printf("cost:       %.0f ns per sample (p50 < %llu ns, p99 < %llu ns, max %llu ns)\n",
-		       (double)st->cost_ns / (double)st->samples,
+		       (double)st->cost_ns / (double)firings,
 		       (unsigned long long)cost_quantile(st, 0.5),
 		       (unsigned long long)cost_quantile(st, 0.99),
 		       (unsigned long long)st->cost_max_ns);

@@ -30,6 +30,7 @@ static void put_comm(struct strbuf *sb, const char *comm, size_t max)
 void fold_meta(const struct snapshot *s, struct profile_meta *m)
 {
 	const struct flamestat_stats *st = &s->hdr.stats;
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
 	/* Left out on purpose (idle, other processes, -K/-U) is not lost. */
 	uint64_t excluded = st->dropped[FLAMESTAT_DROP_IDLE] +
 			    st->dropped[FLAMESTAT_DROP_FILTERED] +
@@ -51,8 +52,10 @@ void fold_meta(const struct snapshot *s, struct profile_meta *m)
 		     PROFILE_META_DURATION;
 	if (st->nr_cpus)
 		m->present |= PROFILE_META_CPUS;
-	if (st->samples) {
-		m->cost_ns = (double)st->cost_ns / (double)st->samples;
+	/* Per timer callback: throttled periods are in samples, at no cost. */
+	if (st->samples > throttled) {
+		m->cost_ns = (double)st->cost_ns /
+			     (double)(st->samples - throttled);
 		m->present |= PROFILE_META_COST;
 	}
 }
