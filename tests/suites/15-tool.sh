@@ -3,8 +3,9 @@
 # The tool on the host, without the module: fold and report of synthetic
 # binary snapshots (tests/tool/mksnap.c) against golden files, output that
 # flamegraph.pl's parser accepts line by line, corrupt snapshots refused
-# cleanly, what status prints about the counters (tests/tool/statusfmt.c),
-# and the option errors and exit statuses of every subcommand.
+# cleanly, what status and record's summary say about the counters
+# (tests/tool/statusfmt.c, recordsum.c), and the option errors and exit
+# statuses of every subcommand.
 # BLESS=1 rewrites the golden files.
 source "$(dirname "$0")/../lib/common.sh"
 
@@ -174,6 +175,30 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	check tool-status-cost-per-callback grep -q '^cost:       1000 ns per sample' "$T/status-throttle.out"
 else
 	fail tool-statusfmt-build "$(head -3 "$T/statusfmt.log" | tr '\n' '|')"
+fi
+
+# The summary of flamestat record (tests/tool/recordsum.c, linked with the
+# tool's objects): a warning with the share of the periods throttled.
+robjs=()
+for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
+	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
+done
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
+	"${robjs[@]}" -lelf -liberty -lz -lm 2>"$T/recordsum.log"; then
+	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
+	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
+	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
+	"$T/recordsum" 25 <"$T/snap.fstat" 2>"$T/record-plain.err"
+	if grep -q '^flamestat record: 100 samples in' "$T/record-plain.err" &&
+	   ! grep -q 'throttl' "$T/record-plain.err"; then
+		pass tool-record-not-throttled
+	else
+		fail tool-record-not-throttled "$(tr '\n' '|' <"$T/record-plain.err")"
+	fi
+else
+	fail tool-recordsum-build "$(head -3 "$T/recordsum.log" | tr '\n' '|')"
 fi
 
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
