@@ -201,6 +201,29 @@ else
 	fail tool-recordsum-build "$(head -3 "$T/recordsum.log" | tr '\n' '|')"
 fi
 
+# Report and graph of a recording whose sampler throttled itself: a note,
+# also through a folded file with the header; none for the others.
+golden report-throttled "$FS" report "${env_opts[@]}" "$T/throttle.fstat"
+note='sampled below the requested rate on some CPUs: 10.0% of periods skipped by self-throttling'
+check tool-report-throttled-note grep -qxF "# note: $note" "$T/report-throttled.out"
+if grep -q '^# flamestat report:' "$T/report.out" && ! grep -q 'throttl' "$T/report.out"; then
+	pass tool-report-not-throttled
+else
+	fail tool-report-not-throttled "$(head -3 "$T/report.out" | tr '\n' '|')"
+fi
+"$FS" fold "${env_opts[@]}" --header "$T/throttle.fstat" >"$T/throttle.folded" 2>/dev/null
+check tool-fold-header-throttled grep -q '^# flamestat: .* throttled=25 periods=250 ' "$T/throttle.folded"
+"$FS" report "$T/throttle.folded" >"$T/report-throttled-folded.out" 2>/dev/null
+check tool-report-folded-throttled-note grep -qxF "# note: $note" "$T/report-throttled-folded.out"
+"$FS" svg "$T/throttle.folded" >"$T/throttle.svg" 2>/dev/null
+check tool-svg-throttled-notice grep -qE "^<text id=\"notice\" [^>]*>$note</text>\$" "$T/throttle.svg"
+"$FS" svg "$T/fold-header.out" >"$T/plain.svg" 2>/dev/null
+if grep -q 'id="meta"' "$T/plain.svg" && ! grep -q 'id="notice"\|throttl' "$T/plain.svg"; then
+	pass tool-svg-not-throttled
+else
+	fail tool-svg-not-throttled "$(grep -m2 'id="meta"\|id="notice"' "$T/plain.svg" | tr '\n' '|')"
+fi
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.
