@@ -178,7 +178,8 @@ else
 fi
 
 # The summary of flamestat record (tests/tool/recordsum.c, linked with the
-# tool's objects): a warning with the share of the periods throttled.
+# tool's objects): a warning with the share of the periods throttled; and
+# its live status line: throttled periods apart from the drops.
 robjs=()
 for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
 	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
@@ -190,8 +191,11 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
 	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
 	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
+	"$T/recordsum" 25 <"$T/throttle-now.fstat" 2>&1 >/dev/null | head -1 | tr '\r' '\n' >"$T/record-live.err"
+	check tool-record-live-throttled grep -qF 'samples 225  recorded 100  dropped 100  stacks 0  throttled 25 (now)' "$T/record-live.err"
 	"$T/recordsum" 25 <"$T/snap.fstat" 2>"$T/record-plain.err"
 	if grep -q '^flamestat record: 100 samples in' "$T/record-plain.err" &&
+	   grep -q 'dropped 100  stacks 0$' "$T/record-plain.err" &&
 	   ! grep -q 'throttl' "$T/record-plain.err"; then
 		pass tool-record-not-throttled
 	else

@@ -7,6 +7,7 @@
  * other objects but cmd/main.o and cmd/cmd_record.o.
  *
  * Usage: recordsum CPU_MAX_PERCENT < file.fstat   (-1: parameter unknown)
+ * The live status line comes first, then a newline and the summary.
  */
 #include "cmd/cmd_record.c"
 
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
 	}
 	fs_progname = "flamestat record";
 	record_env_init(&e);
+	status_line(1, &hdr.stats);
+	fputc('\n', stderr);
 	summary(&e, &hdr.stats, atoi(argv[1]), "out.svg");
 	return 0;
 }

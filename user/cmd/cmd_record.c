@@ -495,14 +495,20 @@ static uint64_t total_drops(const struct flamestat_stats *st)
 	return d;
 }
 
+/* Throttled periods apart from the drops: they were not sampled at all. */
 static void status_line(double elapsed, const struct flamestat_stats *st)
 {
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+
 	fprintf(stderr,
 		"\r\033[K%6.1fs  samples %llu  recorded %llu  dropped %llu  stacks %llu",
 		elapsed, (unsigned long long)st->samples,
 		(unsigned long long)st->recorded,
-		(unsigned long long)total_drops(st),
+		(unsigned long long)(total_drops(st) - throttled),
 		(unsigned long long)st->stacks);
+	if (throttled)
+		fprintf(stderr, "  throttled %llu%s", (unsigned long long)throttled,
+			st->state & FLAMESTAT_STATE_THROTTLED ? " (now)" : "");
 }
 
 static void build_config(const struct record_env *e, pid_t child,
