@@ -127,6 +127,41 @@ static void test_roundtrip(void)
 	profile_free(p2);
 }
 
+/* Self-throttling: counted apart, added up over inputs, noted. */
+static void test_throttle(void)
+{
+	static const char second[] =
+		"# flamestat: samples=1 throttled=5 periods=50\nq 4\n";
+	struct profile *p = from_text(
+		"# flamestat: samples=7 throttled=25 periods=250\nq;r 3\n", NULL);
+	FILE *f = fmemopen((void *)second, strlen(second), "r");
+	struct profile *plain = from_text("# flamestat: samples=7\nq 7\n",
+					  NULL);
+	struct profile_meta m = { 0 };
+	char *out, note[160] = "";
+
+	profile_read_folded(p, f, "second", NULL);	/* a second input */
+	fclose(f);
+	out = folded(p, PROFILE_WRITE_HEADER);
+	CHECK("throttle-merge", profile_meta(p)->throttled == 30 &&
+	      profile_meta(p)->periods == 300);
+	CHECK("throttle-write", !strcmp(out,
+		"# flamestat: samples=8 throttled=30 periods=300\nq 4\nq;r 3\n"));
+	CHECK("throttle-note", profile_throttle_note(profile_meta(p), note,
+						     sizeof(note)) &&
+	      !strcmp(note, "sampled below the requested rate on some CPUs: 10.0% of periods skipped by self-throttling"));
+	CHECK("throttle-none", !profile_throttle_note(profile_meta(plain),
+						      note, sizeof(note)));
+	m.present = PROFILE_META_THROTTLED;
+	m.throttled = 12;
+	CHECK("throttle-note-count", profile_throttle_note(&m, note,
+							   sizeof(note)) &&
+	      !strcmp(note, "sampled below the requested rate on some CPUs: 12 periods skipped by self-throttling"));
+	free(out);
+	profile_free(p);
+	profile_free(plain);
+}
+
 static void test_diff(void)
 {
 	const char *a[] = { "m", "f" };
@@ -214,6 +249,7 @@ int main(void)
 	test_add_merge();
 	test_read();
 	test_roundtrip();
+	test_throttle();
 	test_diff();
 	test_order();
 	test_sorted();

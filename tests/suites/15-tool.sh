@@ -3,7 +3,9 @@
 # The tool on the host, without the module: fold and report of synthetic
 # binary snapshots (tests/tool/mksnap.c) against golden files, output that
 # flamegraph.pl's parser accepts line by line, corrupt snapshots refused
-# cleanly, and the option errors and exit statuses of every subcommand.
+# cleanly, what status and record's summary say about the counters
+# (tests/tool/statusfmt.c, recordsum.c), and the option errors and exit
+# statuses of every subcommand.
 # BLESS=1 rewrites the golden files.
 source "$(dirname "$0")/../lib/common.sh"
 
@@ -113,6 +115,118 @@ sed 's/^header /header flags=lockdown,kaddr_hidden /; s/^ksym 0xffffffff81001000
 	sed 's/^ksym 1 0x10 do_syscall_64/ksym 1 0 [withheld]/' >"$T/spec-lock"
 "$T/mksnap" <"$T/spec-lock" >"$T/lock.fstat"
 golden fold-lockdown "$FS" fold "${env_opts[@]}" "$T/lock.fstat"
+
+# Self-throttling: 25 periods skipped (counted in samples, as the module
+# does) and 25 overruns, so 25 of the 250 periods; "now" while in force.
+sed 's/^header freq=997 samples=200 /header freq=997 samples=225 throttled=25 overruns=25 /' \
+	"$T/spec" >"$T/spec-throttle"
+sed 's/^header /header state=running,throttled /' "$T/spec-throttle" >"$T/spec-throttle-now"
+"$T/mksnap" <"$T/spec-throttle" >"$T/throttle.fstat"
+"$T/mksnap" <"$T/spec-throttle-now" >"$T/throttle-now.fstat"
+
+# same NAME WANT GOT: two files with the same text.
+same() {
+	if cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(diff "$2" "$3" | head -6 | tr '\n' '|')"
+	fi
+}
+
+# flamestat status needs the module; its printing of the counters is
+# tested on those of snapshots (tests/tool/statusfmt.c).
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/statusfmt" "$TOP/tests/tool/statusfmt.c" \
+	"$TOP/user/device/device.c" "$TOP/user/device/loadpolicy.c" \
+	"$TOP/user/lib/util.c" 2>"$T/statusfmt.log"; then
+	"$T/statusfmt" 25 <"$T/snap.fstat" >"$T/status-plain.out"
+	if grep -q '^overruns: ' "$T/status-plain.out" &&
+	   ! grep -q '^throttled:' "$T/status-plain.out"; then
+		pass tool-status-not-throttled
+	else
+		fail tool-status-not-throttled "$(tr '\n' '|' <"$T/status-plain.out")"
+	fi
+	"$T/statusfmt" 25 <"$T/throttle.fstat" >"$T/status-throttle.out"
+	printf '%s\n' \
+		"throttled:  25 periods skipped (10.0% of the periods): the sampler's cost exceeded" \
+		"            cpu_max_percent (25%) of a CPU, so it sampled less often there until its cost fell" \
+		>"$T/status-throttle.want"
+	same tool-status-throttled "$T/status-throttle.want" \
+		<(grep -A1 '^throttled:' "$T/status-throttle.out")
+	"$T/statusfmt" 10 <"$T/throttle-now.fstat" >"$T/status-throttle-now.out"
+	printf '%s\n' \
+		"throttled:  now, on some CPUs; 25 periods skipped (10.0% of the periods): the sampler's cost exceeds" \
+		"            cpu_max_percent (10%) of a CPU, so it samples less often there until its cost falls" \
+		>"$T/status-throttle-now.want"
+	same tool-status-throttled-now "$T/status-throttle-now.want" \
+		<(grep -A1 '^throttled:' "$T/status-throttle-now.out")
+	# The parameter unreadable (-1) or off (0): no percentage claimed.
+	for p in -1 0; do
+		"$T/statusfmt" $p <"$T/throttle.fstat" | grep -A1 '^throttled:' >"$T/status-throttle$p.out"
+		if grep -q '^ *cpu_max_percent of a CPU, so it sampled' "$T/status-throttle$p.out"; then
+			pass "tool-status-throttled-pct$p"
+		else
+			fail "tool-status-throttled-pct$p" "$(tr '\n' '|' <"$T/status-throttle$p.out")"
+		fi
+	done
+	# The cost per sample is per timer callback: 200,000 ns over the 200
+	# callbacks, not over the 225 samples (25 of them throttled periods).
+	check tool-status-cost-per-callback grep -q '^cost:       1000 ns per sample' "$T/status-throttle.out"
+else
+	fail tool-statusfmt-build "$(head -3 "$T/statusfmt.log" | tr '\n' '|')"
+fi
+
+# The summary of flamestat record (tests/tool/recordsum.c, linked with the
+# tool's objects): a warning with the share of the periods throttled; and
+# its live status line: throttled periods apart from the drops.
+robjs=()
+for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
+	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
+done
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
+	"${robjs[@]}" -lelf -liberty -lz -lm 2>"$T/recordsum.log"; then
+	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
+	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
+	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
+	"$T/recordsum" 25 <"$T/throttle-now.fstat" 2>&1 >/dev/null | head -1 | tr '\r' '\n' >"$T/record-live.err"
+	check tool-record-live-throttled grep -qF 'samples 225  recorded 100  dropped 100  stacks 0  throttled 25 (now)' "$T/record-live.err"
+	"$T/recordsum" 25 <"$T/snap.fstat" 2>"$T/record-plain.err"
+	if grep -q '^flamestat record: 100 samples in' "$T/record-plain.err" &&
+	   grep -q 'dropped 100  stacks 0$' "$T/record-plain.err" &&
+	   ! grep -q 'throttl' "$T/record-plain.err"; then
+		pass tool-record-not-throttled
+	else
+		fail tool-record-not-throttled "$(tr '\n' '|' <"$T/record-plain.err")"
+	fi
+else
+	fail tool-recordsum-build "$(head -3 "$T/recordsum.log" | tr '\n' '|')"
+fi
+
+# Report and graph of a recording whose sampler throttled itself: a note,
+# also through a folded file with the header; none for the others.
+golden report-throttled "$FS" report "${env_opts[@]}" "$T/throttle.fstat"
+note='sampled below the requested rate on some CPUs: 10.0% of periods skipped by self-throttling'
+check tool-report-throttled-note grep -qxF "# note: $note" "$T/report-throttled.out"
+if grep -q '^# flamestat report:' "$T/report.out" && ! grep -q 'throttl' "$T/report.out"; then
+	pass tool-report-not-throttled
+else
+	fail tool-report-not-throttled "$(head -3 "$T/report.out" | tr '\n' '|')"
+fi
+"$FS" fold "${env_opts[@]}" --header "$T/throttle.fstat" >"$T/throttle.folded" 2>/dev/null
+check tool-fold-header-throttled grep -q '^# flamestat: .* throttled=25 periods=250 ' "$T/throttle.folded"
+"$FS" report "$T/throttle.folded" >"$T/report-throttled-folded.out" 2>/dev/null
+check tool-report-folded-throttled-note grep -qxF "# note: $note" "$T/report-throttled-folded.out"
+"$FS" svg "$T/throttle.folded" >"$T/throttle.svg" 2>/dev/null
+check tool-svg-throttled-notice grep -qE "^<text id=\"notice\" [^>]*>$note</text>\$" "$T/throttle.svg"
+"$FS" svg "$T/fold-header.out" >"$T/plain.svg" 2>/dev/null
+if grep -q 'id="meta"' "$T/plain.svg" && ! grep -q 'id="notice"\|throttl' "$T/plain.svg"; then
+	pass tool-svg-not-throttled
+else
+	fail tool-svg-not-throttled "$(grep -m2 'id="meta"\|id="notice"' "$T/plain.svg" | tr '\n' '|')"
+fi
 
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may

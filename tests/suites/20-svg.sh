@@ -114,6 +114,7 @@ golden basic-options svg --width 800 --height 20 --fontsize 10 --fonttype "DejaV
 	--no-kernel-color --hash $I/basic.folded
 golden basic-minwidth svg --minwidth 5% $I/basic.folded
 golden meta svg $I/meta.folded
+golden meta-throttled svg $I/meta-throttled.folded
 golden java svg --colors java $I/java.folded
 golden chart svg --flamechart $I/chart.folded
 golden diff diff $I/before.folded $I/after.folded
@@ -124,6 +125,20 @@ golden narrow svg --minwidth 1% "$OUT/narrow.folded"
 for pal in mem io wakeup chain js perl red green blue aqua yellow purple orange; do
 	golden "palette-$pal" svg --colors $pal $I/java.folded
 done
+
+# --- notes on the recording ---------------------------------------------
+# A sampler that throttled itself: a visible line under the title (not a
+# tooltip), in the drawn area; none when it did not.
+notice='<text id="notice" x="50%" y="60" text-anchor="middle" fill="#b00000">sampled below the requested rate on some CPUs: 25.0% of periods skipped by self-throttling</text>'
+grep -qxF "$notice" "$OUT/meta-throttled.svg" && pass notice-throttled ||
+	fail notice-throttled "no notice line in meta-throttled.svg: $(grep -m1 'id="meta"' "$OUT/meta-throttled.svg")"
+# The frames start below it: the graph is one line (1.5 font sizes) taller.
+height() { sed -n 's/^<svg [^>]*id="flamegraph" [^>]*height="\([0-9]*\)".*/\1/p' "$1"; }
+h0=$(height "$OUT/meta.svg") h1=$(height "$OUT/meta-throttled.svg")
+[ -n "$h0" ] && [ "$h1" = "$((h0 + 18))" ] && pass notice-room ||
+	fail notice-room "height $h1, want $h0 + 18"
+! grep -q 'id="notice"\|self-throttling' "$OUT/meta.svg" "$OUT/basic.svg" && pass notice-none ||
+	fail notice-none "a notice in a graph whose sampler did not throttle itself"
 
 # --- malformed input: reported with line numbers, skipped, not fatal ------
 err="$OUT/escape.err"

@@ -6,6 +6,7 @@
  *
  *   header flags=lockdown,kaddr_hidden freq=997 samples=N recorded=N
  *          idle=N filtered=N mode=N table_full=N cpu_table_full=N
+ *          throttled=N overruns=N state=running,lockdown,throttled
  *          running_ns=N cpus=N cost_ns=N
  *   file ID PATH [build_id=HEX]
  *   proc ID tgid=N ns_tgid=N comm=NAME [flags=exited,nomaps]
@@ -139,7 +140,7 @@ static size_t addrs(const char *s, uint64_t *v, size_t max)
 
 static void do_header(char **w, int n)
 {
-	const char *f = opt(w, n, "flags");
+	const char *f = opt(w, n, "flags"), *st;
 
 	hdr.flags = (has_flag(f, "kaddr_hidden") ? FLAMESTAT_SNAPF_KADDR_HIDDEN : 0) |
 		    (has_flag(f, "lockdown") ? FLAMESTAT_SNAPF_LOCKDOWN : 0);
@@ -155,6 +156,15 @@ static void do_header(char **w, int n)
 		optnum(w, n, "table_full", 0);
 	hdr.stats.dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] =
 		optnum(w, n, "cpu_table_full", 0);
+	/* Throttled periods are in samples too, as the module counts them. */
+	hdr.stats.dropped[FLAMESTAT_DROP_THROTTLED] =
+		optnum(w, n, "throttled", 0);
+	hdr.stats.overruns = optnum(w, n, "overruns", 0);
+	st = opt(w, n, "state");
+	hdr.stats.state =
+		(has_flag(st, "running") ? FLAMESTAT_STATE_RUNNING : 0) |
+		(has_flag(st, "lockdown") ? FLAMESTAT_STATE_LOCKDOWN : 0) |
+		(has_flag(st, "throttled") ? FLAMESTAT_STATE_THROTTLED : 0);
 	hdr.stats.running_ns = optnum(w, n, "running_ns", 0);
 	hdr.stats.nr_cpus = (uint32_t)optnum(w, n, "cpus", 0);
 	hdr.stats.cost_ns = optnum(w, n, "cost_ns", 0);

@@ -71,7 +71,8 @@ static void usage(FILE *out)
 "  -K, --kernel-only      kernel stacks only (user code is not recorded)\n"
 "  -U, --user-only        user stacks only (kernel threads not recorded)\n"
 "      --idle             record idle CPUs too (default: counted only)\n"
-"      --cpus LIST        only these CPUs, e.g. 0-3,8\n"
+"      --cpus LIST        only these CPUs, e.g. 0-3,8 (default: all but those\n"
+"                         isolated with nohz_full= or isolcpus=)\n"
 "      --per-cpu          keep CPUs apart; each stack gets a cpu-N root\n"
 "      --kernel-depth N   kernel frames kept, 1..%d (default %d)\n"
 "      --user-depth N     user frames kept, 1..%d (default %d)\n"
@@ -494,14 +495,20 @@ static uint64_t total_drops(const struct flamestat_stats *st)
 	return d;
 }
 
+/* Throttled periods apart from the drops: they were not sampled at all. */
 static void status_line(double elapsed, const struct flamestat_stats *st)
 {
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+
 	fprintf(stderr,
 		"\r\033[K%6.1fs  samples %llu  recorded %llu  dropped %llu  stacks %llu",
 		elapsed, (unsigned long long)st->samples,
 		(unsigned long long)st->recorded,
-		(unsigned long long)total_drops(st),
+		(unsigned long long)(total_drops(st) - throttled),
 		(unsigned long long)st->stacks);
+	if (throttled)
+		fprintf(stderr, "  throttled %llu%s", (unsigned long long)throttled,
+			st->state & FLAMESTAT_STATE_THROTTLED ? " (now)" : "");
 }
 
 static void build_config(const struct record_env *e, pid_t child,
@@ -527,15 +534,20 @@ static void build_config(const struct record_env *e, pid_t child,
 	}
 }
 
-/* What the user should know about the recording, on stderr. */
+/*
+ * What the user should know about the recording, on stderr. @max_pct: the
+ * module's cpu_max_percent, -1 when unknown.
+ */
 static void summary(const struct record_env *e, const struct flamestat_stats *st,
-		    const char *where)
+		    int max_pct, const char *where)
 {
 	uint64_t drops = total_drops(st);
 	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
 			st->dropped[FLAMESTAT_DROP_TABLE_FULL] +
 			st->dropped[FLAMESTAT_DROP_PROBE] +
 			st->dropped[FLAMESTAT_DROP_EVICTED];
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+	char share[16], limit[16] = "";
 	int i, first = 1;
 
 	fprintf(stderr, "flamestat record: %llu samples in %llu stacks, %.1f s on %u CPU%s",
@@ -557,6 +569,15 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 	if (lost)
 		fs_warn("%llu samples were lost to full tables (the coldest stacks make room for new ones): load the module with a larger table_kb= (merged table) or pcpu_kb= (per CPU)",
 			(unsigned long long)lost);
+	/* Periods: samples (throttled ones included) and overruns. */
+	if (throttled) {
+		if (max_pct > 0 && max_pct < 100)
+			snprintf(limit, sizeof(limit), " (%d%%)", max_pct);
+		fs_warn("%s of the sampling periods (%llu) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent%s of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent=",
+			fmt_share(share, sizeof(share), throttled,
+				  st->samples + st->overruns),
+			(unsigned long long)throttled, limit);
+	}
 	if (st->recorded && st->user_fault * 4 > st->recorded && !e->kernel_only)
 		fs_warn("%.0f%% of the user stacks ended at an unreadable frame: code built without frame pointers? (-fno-omit-frame-pointer)",
 			100.0 * (double)st->user_fault / (double)st->recorded);
@@ -809,7 +830,7 @@ int do_record(int argc, char **argv)
 	/* Interrupted: the output is written, and the status says so. */
 	ret = write_outputs(&e, &s) ? EXIT_FAIL : sig ? 128 + sig : EXIT_OK;
 	if (!e.quiet && ret != EXIT_FAIL)
-		summary(&e, &s.hdr.stats,
+		summary(&e, &s.hdr.stats, fs_module_cpu_max_percent(),
 			e.out.path && strcmp(e.out.path, "-") ? e.out.path :
 			"standard output");
 	snapshot_free(&s);

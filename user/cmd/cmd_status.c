@@ -21,9 +21,11 @@ static void usage(FILE *out)
 "\n"
 "Show whether the flamestat module is loaded and sampling, its\n"
 "configuration, the samples it counted and why others were not recorded,\n"
-"its memory use and its own CPU cost per sample. When it is not loaded,\n"
-"show the installed module and its signer, Secure Boot, lockdown and\n"
-"signature enforcement, and whether the kernel would refuse the module.\n"
+"its memory use and its own CPU cost per sample, and whether it throttled\n"
+"itself (sampled less often on a CPU where that cost passed the module's\n"
+"cpu_max_percent). When it is not loaded, show the installed module and\n"
+"its signer, Secure Boot, lockdown and signature enforcement, and whether\n"
+"the kernel would refuse the module.\n"
 "Reading the counters does not disturb sampling. Needs root.\n"
 "\n"
 "Example:\n"
@@ -82,8 +84,39 @@ static uint64_t cost_quantile(const struct flamestat_stats *st, double q)
 	return 0;
 }
 
-static void print_stats(const struct flamestat_stats *st)
+/*
+ * Self-throttling: the periods the sampler skipped on a CPU where its cost
+ * passed the module's cpu_max_percent (@max_pct; -1: unknown), and whether
+ * it still does (periods: samples, throttled ones included, + overruns).
+ */
+static void print_throttled(const struct flamestat_stats *st, int max_pct)
 {
+	uint64_t n = st->dropped[FLAMESTAT_DROP_THROTTLED];
+	uint64_t periods = st->samples + st->overruns;
+	bool now = st->state & FLAMESTAT_STATE_THROTTLED;
+	char share[16];
+
+	if (!n && !now)
+		return;
+	printf("throttled:  %s%llu periods skipped",
+	       now ? "now, on some CPUs; " : "", (unsigned long long)n);
+	if (periods)
+		printf(" (%s of the periods)",
+		       fmt_share(share, sizeof(share), n, periods));
+	printf(": the sampler's cost %s\n            cpu_max_percent",
+	       now ? "exceeds" : "exceeded");
+	if (max_pct > 0 && max_pct < 100)
+		printf(" (%d%%)", max_pct);
+	printf(" of a CPU, so it %s less often there until its cost %s\n",
+	       now ? "samples" : "sampled", now ? "falls" : "fell");
+}
+
+/* @max_pct: the module's cpu_max_percent, -1 when unknown. */
+static void print_stats(const struct flamestat_stats *st, int max_pct)
+{
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+	/* Timer callbacks: throttled periods are in samples, at no cost. */
+	uint64_t firings = st->samples > throttled ? st->samples - throttled : 0;
 	uint64_t drops = 0;
 	int i;
 
@@ -114,6 +147,7 @@ static void print_stats(const struct flamestat_stats *st)
 	       (unsigned long long)st->unmapped_procs);
 	printf("overruns:   %llu timer periods missed\n",
 	       (unsigned long long)st->overruns);
+	print_throttled(st, max_pct);
 	printf("processes:  %llu of %llu with recorded maps\n",
 	       (unsigned long long)st->procs,
 	       (unsigned long long)st->procs_max);
@@ -126,9 +160,9 @@ static void print_stats(const struct flamestat_stats *st)
 	printf("memory:     %.1f of %.1f MiB preallocated in use\n",
 	       (double)st->mem_used / 1048576.0,
 	       (double)st->mem_total / 1048576.0);
-	if (st->samples)
+	if (firings)
 		printf("cost:       %.0f ns per sample (p50 < %llu ns, p99 < %llu ns, max %llu ns)\n",
-		       (double)st->cost_ns / (double)st->samples,
+		       (double)st->cost_ns / (double)firings,
 		       (unsigned long long)cost_quantile(st, 0.5),
 		       (unsigned long long)cost_quantile(st, 0.99),
 		       (unsigned long long)st->cost_max_ns);
@@ -177,7 +211,7 @@ int do_status(int argc, char **argv)
 	printf("module:     loaded, version %s, ABI %u, %u CPU ids\n",
 	       dev.version.module_version, dev.version.abi_version,
 	       dev.version.nr_cpu_ids);
-	print_stats(&st);
+	print_stats(&st, fs_module_cpu_max_percent());
 	print_config(&cfg);
 	return EXIT_OK;
 }

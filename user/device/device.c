@@ -44,6 +44,25 @@ bool fs_module_loaded(void)
 	return access("/sys/module/flamestat", F_OK) == 0;
 }
 
+int fs_module_cpu_max_percent(void)
+{
+	FILE *f = fopen("/sys/module/flamestat/parameters/cpu_max_percent",
+			"re");
+	char line[32];
+	uint64_t v;
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!parse_u64(line, 0, INT32_MAX, &v))
+			ret = (int)v;
+	}
+	fclose(f);
+	return ret;
+}
+
 /* The module file beside the tool, or in the build tree it came from. */
 static char *find_module_file(void)
 {

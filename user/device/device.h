@@ -51,6 +51,13 @@ int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **buf,
 
 bool fs_module_loaded(void);
 
+/*
+ * The loaded module's parameter cpu_max_percent: the share of a CPU the
+ * sampler may take before it throttles itself there (0, or 100 and more:
+ * never). -1 when it cannot be read (no module, or one without it).
+ */
+int fs_module_cpu_max_percent(void);
+
 /* Names of enum flamestat_drop values, for messages and reports. */
 const char *fs_drop_name(int reason);
 

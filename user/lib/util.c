@@ -215,6 +215,19 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+const char *fmt_share(char *buf, size_t size, uint64_t part, uint64_t whole)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (part && pct < 0.05)
+		snprintf(buf, size, "<0.1%%");
+	else if (part < whole && pct >= 99.95)
+		snprintf(buf, size, ">99.9%%");
+	else
+		snprintf(buf, size, "%.1f%%", pct);
+	return buf;
+}
+
 const char *path_basename(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -59,6 +59,13 @@ void sb_free(struct strbuf *sb);
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_double(const char *s, double *out);
 
+/*
+ * @part of @whole as a percentage with one decimal, "12.5%", into @buf;
+ * "<0.1%" and ">99.9%" for shares that would round to 0 or 100 but are
+ * not. Returns @buf.
+ */
+const char *fmt_share(char *buf, size_t size, uint64_t part, uint64_t whole);
+
 const char *path_basename(const char *path);
 int path_has_suffix(const char *path, const char *suffix);
 

@@ -30,10 +30,15 @@ static void put_comm(struct strbuf *sb, const char *comm, size_t max)
 void fold_meta(const struct snapshot *s, struct profile_meta *m)
 {
 	const struct flamestat_stats *st = &s->hdr.stats;
-	/* Left out on purpose (idle, other processes, -K/-U) is not lost. */
+	uint64_t throttled = st->dropped[FLAMESTAT_DROP_THROTTLED];
+	/*
+	 * Left out on purpose (idle, other processes, -K/-U) is not lost;
+	 * nor are the periods the sampler skipped to bound its own cost (not
+	 * sampled at all), which the profile counts apart.
+	 */
 	uint64_t excluded = st->dropped[FLAMESTAT_DROP_IDLE] +
 			    st->dropped[FLAMESTAT_DROP_FILTERED] +
-			    st->dropped[FLAMESTAT_DROP_MODE];
+			    st->dropped[FLAMESTAT_DROP_MODE] + throttled;
 
 	memset(m, 0, sizeof(*m));
 	/*
@@ -51,8 +56,16 @@ void fold_meta(const struct snapshot *s, struct profile_meta *m)
 		     PROFILE_META_DURATION;
 	if (st->nr_cpus)
 		m->present |= PROFILE_META_CPUS;
-	if (st->samples) {
-		m->cost_ns = (double)st->cost_ns / (double)st->samples;
+	/* Periods: samples, throttled ones included, and overruns. */
+	if (throttled) {
+		m->throttled = throttled;
+		m->periods = st->samples + st->overruns;
+		m->present |= PROFILE_META_THROTTLED | PROFILE_META_PERIODS;
+	}
+	/* Per timer callback: throttled periods are in samples, at no cost. */
+	if (st->samples > throttled) {
+		m->cost_ns = (double)st->cost_ns /
+			     (double)(st->samples - throttled);
 		m->present |= PROFILE_META_COST;
 	}
 }

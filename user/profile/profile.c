@@ -571,6 +571,10 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 		d->recorded += src->recorded;
 	if (src->present & PROFILE_META_DROPPED)
 		d->dropped += src->dropped;
+	if (src->present & PROFILE_META_THROTTLED)
+		d->throttled += src->throttled;
+	if (src->present & PROFILE_META_PERIODS)
+		d->periods += src->periods;
 	if ((src->present & PROFILE_META_FREQ) && !(had & PROFILE_META_FREQ))
 		d->freq = src->freq;
 	if ((src->present & PROFILE_META_DURATION) &&
@@ -584,4 +588,22 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 	    !(had & PROFILE_META_TITLE))
 		d->title = xstrdup(src->title ? src->title : "");
 	d->present |= src->present;
+}
+
+bool profile_throttle_note(const struct profile_meta *m, char *buf,
+			   size_t size)
+{
+	char share[16];
+
+	if (!(m->present & PROFILE_META_THROTTLED) || !m->throttled)
+		return false;
+	/* Without periods (or fewer than were skipped: not ours), a count. */
+	if ((m->present & PROFILE_META_PERIODS) && m->periods >= m->throttled)
+		snprintf(buf, size, "sampled below the requested rate on some CPUs: %s of periods skipped by self-throttling",
+			 fmt_share(share, sizeof(share), m->throttled,
+				   m->periods));
+	else
+		snprintf(buf, size, "sampled below the requested rate on some CPUs: %llu periods skipped by self-throttling",
+			 (unsigned long long)m->throttled);
+	return true;
 }

@@ -37,20 +37,30 @@ enum profile_meta_field {
 	PROFILE_META_CPUS = 1u << 5,
 	PROFILE_META_COST = 1u << 6,
 	PROFILE_META_TITLE = 1u << 7,
+	PROFILE_META_THROTTLED = 1u << 8,
+	PROFILE_META_PERIODS = 1u << 9,
 };
 
 /*
  * What flamestat's own folded header says about the recording, from
- * "# flamestat: samples=N recorded=N dropped=N freq=HZ duration_ns=N cpus=N
- * cost_ns=X title=TEXT" lines. A field is meaningful only when its bit is
- * set in present. title is percent-encoded in the file (%20 for a space)
- * and decoded here; the profile owns the string.
+ * "# flamestat: samples=N recorded=N dropped=N throttled=N periods=N
+ * freq=HZ duration_ns=N cpus=N cost_ns=X title=TEXT" lines (throttled and
+ * periods only when the sampler throttled itself). A field is meaningful
+ * only when its bit is set in present. title is percent-encoded in the
+ * file (%20 for a space) and decoded here; the profile owns the string.
  */
 struct profile_meta {
 	unsigned int present;
 	uint64_t samples;	/* samples in this profile */
 	uint64_t recorded;	/* samples the sampler took, kept or not */
 	uint64_t dropped;	/* samples lost (table full, fault, ...) */
+	/*
+	 * Periods the sampler skipped on purpose, its own cost on a CPU being
+	 * above the module's cpu_max_percent (neither recorded nor dropped),
+	 * of all the periods of the recording, every CPU's.
+	 */
+	uint64_t throttled;
+	uint64_t periods;
 	uint64_t freq;		/* sampling frequency, Hz */
 	uint64_t duration_ns;	/* wall time of the recording */
 	uint64_t cpus;		/* CPUs sampled */
@@ -169,9 +179,19 @@ void profile_scale_before(struct profile *p, uint64_t target);
 const struct profile_meta *profile_meta(const struct profile *p);
 void profile_set_meta(struct profile *p, const struct profile_meta *m);
 /*
- * Fold src into p's metadata: samples, recorded and dropped add up (several
- * recordings of the same kind); the other fields keep the first value seen.
+ * Fold src into p's metadata: samples, recorded, dropped, throttled and
+ * periods add up (several recordings of the same kind); the other fields
+ * keep the first value seen.
  */
 void profile_merge_meta(struct profile *p, const struct profile_meta *src);
+
+/*
+ * When the sampler throttled itself (m->throttled > 0), the note a report
+ * or a graph of the profile shows, "sampled below the requested rate on
+ * some CPUs: 12.5% of periods skipped by self-throttling", into buf, and
+ * true; else false and buf untouched.
+ */
+bool profile_throttle_note(const struct profile_meta *m, char *buf,
+			   size_t size);
 
 #endif

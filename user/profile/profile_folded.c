@@ -130,6 +130,10 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 		  offsetof(struct profile_meta, recorded) },
 		{ "dropped", PROFILE_META_DROPPED,
 		  offsetof(struct profile_meta, dropped) },
+		{ "throttled", PROFILE_META_THROTTLED,
+		  offsetof(struct profile_meta, throttled) },
+		{ "periods", PROFILE_META_PERIODS,
+		  offsetof(struct profile_meta, periods) },
 		{ "freq", PROFILE_META_FREQ,
 		  offsetof(struct profile_meta, freq) },
 		{ "duration_ns", PROFILE_META_DURATION,
@@ -342,6 +346,10 @@ static void write_header(const struct profile *p, FILE *f)
 		fprintf(f, " recorded=%" PRIu64, m->recorded);
 	if (m->present & PROFILE_META_DROPPED)
 		fprintf(f, " dropped=%" PRIu64, m->dropped);
+	if (m->present & PROFILE_META_THROTTLED)
+		fprintf(f, " throttled=%" PRIu64, m->throttled);
+	if (m->present & PROFILE_META_PERIODS)
+		fprintf(f, " periods=%" PRIu64, m->periods);
 	if (m->present & PROFILE_META_FREQ)
 		fprintf(f, " freq=%" PRIu64, m->freq);
 	if (m->present & PROFILE_META_DURATION)

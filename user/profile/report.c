@@ -43,6 +43,7 @@ static void write_header(const struct profile *p, uint64_t total,
 			 FILE *out)
 {
 	const struct profile_meta *m = profile_meta(p);
+	char note[160];
 
 	fprintf(out, "# flamestat report: %llu samples",
 		(unsigned long long)total);
@@ -60,6 +61,8 @@ static void write_header(const struct profile *p, uint64_t total,
 	if (m->present & PROFILE_META_COST)
 		fprintf(out, ", sampler cost %.0f ns/sample", m->cost_ns);
 	fputc('\n', out);
+	if (profile_throttle_note(m, note, sizeof(note)))
+		fprintf(out, "# note: %s\n", note);
 }
 
 int report_write(const struct profile *p, const struct report_opts *o,

@@ -534,6 +534,19 @@ static void write_text(struct strbuf *sb, const char *id, const char *cls,
 	sb_adds(sb, "</text>\n");
 }
 
+/*
+ * What the reader must know before trusting the widths (the sampler
+ * throttled itself): a line of its own under the title, in red.
+ */
+static void write_notice(struct strbuf *sb, double y, const char *text)
+{
+	sb_adds(sb, "<text id=\"notice\" x=\"50%\" y=\"");
+	add_px(sb, y);
+	sb_adds(sb, "\" text-anchor=\"middle\" fill=\"#b00000\">");
+	add_text(sb, text);
+	sb_adds(sb, "</text>\n");
+}
+
 static int flush(struct writer *w, FILE *out)
 {
 	if (fwrite(w->sb.buf, 1, w->sb.len, out) != w->sb.len ||
@@ -565,7 +578,9 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p) };
 	struct strbuf meta = { 0 };
 	double fs = o->font_size, bottom = fs * 2 + 10, y;
-	char xbuf[32];
+	char xbuf[32], note[160];
+	bool throttled = profile_throttle_note(profile_meta(p), note,
+					       sizeof(note));
 	size_t i;
 	int ret;
 
@@ -582,7 +597,8 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	assign_classes(&w);
 	meta_line(&w, &meta);
 	w.scale = ((double)o->width - 2 * XPAD) / (double)w.l.total;
-	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0);
+	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0) +
+		(throttled ? fs * 1.5 : 0);
 	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +
 		   bottom;
 	sb_grow(&w.sb, 48 * w.l.n + 65536);
@@ -599,6 +615,10 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	if (meta.len) {
 		y += fs * 1.5;
 		write_text(&w.sb, "meta", NULL, "50%", y, meta.buf);
+	}
+	if (throttled) {
+		y += fs * 1.5;
+		write_notice(&w.sb, y, note);
 	}
 	write_text(&w.sb, "unzoom", "hide", "10", fs * 2, "Reset Zoom");
 	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);

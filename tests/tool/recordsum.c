@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recordsum: the summary and warnings 'flamestat record' prints on stderr
+ * after a recording, for the counters in a snapshot's header (mksnap
+ * writes them), so that the host can test them without the module. Built
+ * from cmd_record.c itself (summary() is static), linked with the tool's
+ * other objects but cmd/main.o and cmd/cmd_record.o.
+ *
+ * Usage: recordsum CPU_MAX_PERCENT < file.fstat   (-1: parameter unknown)
+ * The live status line comes first, then a newline and the summary.
+ */
+#include "cmd/cmd_record.c"
+
+int main(int argc, char **argv)
+{
+	struct flamestat_snap_header hdr;
+	struct record_env e;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: recordsum CPU_MAX_PERCENT < file.fstat\n");
+		return 2;
+	}
+	if (fread(&hdr, sizeof(hdr), 1, stdin) != 1 ||
+	    hdr.magic != FLAMESTAT_SNAP_MAGIC) {
+		fprintf(stderr, "recordsum: no snapshot header on stdin\n");
+		return 1;
+	}
+	fs_progname = "flamestat record";
+	record_env_init(&e);
+	status_line(1, &hdr.stats);
+	fputc('\n', stderr);
+	summary(&e, &hdr.stats, atoi(argv[1]), "out.svg");
+	return 0;
+}
