@@ -36,6 +36,16 @@
 #define FST_FILES_HASH_BITS	10
 #define FST_MAX_EXEC_MAPS	4096	/* per address space and scan */
 #define FST_RESCAN_INTERVAL	HZ	/* live processes: maps re-read after */
+/*
+ * A new address space keeps its pin this long after its first scan: it is
+ * scanned again at its end or as soon as it has exited, whichever comes
+ * first, so that a process seen first while ld.so ran (libc and plugins
+ * not mapped yet) is named by the maps it ended with, even when it lived
+ * for 10 ms. How often the worker looks for exits meanwhile: the window
+ * in which an exited program's files stay busy (ETXTBSY, EBUSY).
+ */
+#define FST_YOUNG		(HZ / 10 ? HZ / 10 : 1)
+#define FST_YOUNG_POLL		(HZ / 50 ? HZ / 50 : 1)
 
 /* What one scan saw of one executable mapping. */
 struct fst_scan_ent {
@@ -48,6 +58,7 @@ struct fst_scan_ent {
 };
 
 static void fst_procdb_scan_work(struct work_struct *work);
+static void fst_procdb_young_work(struct work_struct *work);
 
 /*
  * Hard-irq or, on PREEMPT_RT, the irq_work thread: a sample asked for a
@@ -103,6 +114,7 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	kref_init(&db->ref);
 	mutex_init(&db->lock);
 	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
+	INIT_DELAYED_WORK(&db->young_work, fst_procdb_young_work);
 	init_irq_work(&db->scan_kick, fst_procdb_scan_kick);
 	db->max_procs = max_procs;
 	/* Slot + 1 in the low bits of an id, its reuse count above. */
@@ -171,14 +183,21 @@ static void fst_procdb_release(struct kref *ref)
 	struct fst_procdb *db = container_of(ref, struct fst_procdb, ref);
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 
+	/* Each of these can queue the next: stop them in turn, twice. */
 	irq_work_sync(&db->scan_kick);
+	cancel_delayed_work_sync(&db->young_work);
 	cancel_work_sync(&db->scan_work);
+	cancel_delayed_work_sync(&db->young_work);
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
 
 		if (p->mm) {
+			int extra = atomic_read(&p->extra_pins);
+
 			/* Not at rmmod's expense: see fst_proc_scan(). */
 			if (test_bit(FST_PROC_PINNED, &p->bits))
+				mmput_async(p->mm);
+			while (extra--)
 				mmput_async(p->mm);
 			mmdrop(p->mm);
 		}
@@ -274,6 +293,21 @@ static u32 fst_slot_take(struct fst_procdb *db, u32 *id)
 }
 
 /*
+ * Hard-irq (hrtimer): must not sleep, allocate or take locks. Pins @mm for
+ * @p -- a reference on mm_users, which keeps its mappings readable once
+ * the process has exited, until the worker has read them -- unless it is
+ * pinned already. Two CPUs may both take one: the second reference is
+ * counted in extra_pins for the worker to drop (mmput() may sleep).
+ */
+static void fst_proc_pin(struct fst_proc *p, struct mm_struct *mm)
+{
+	if (test_bit(FST_PROC_PINNED, &p->bits) || !mmget_not_zero(mm))
+		return;
+	if (test_and_set_bit(FST_PROC_PINNED, &p->bits))
+		atomic_inc(&p->extra_pins);
+}
+
+/*
  * Hard-irq (hrtimer): must not sleep, allocate or take locks. Claims a slot
  * for @mm and publishes it in the index; when another CPU publishes the
  * same mm first, its id is returned and our slot is abandoned (DEAD, for
@@ -313,13 +347,12 @@ static u32 fst_proc_insert(struct fst_procdb *db, struct task_struct *task,
 	p->idx_pos = pos;
 	mmgrab(mm);
 	/*
-	 * The pin keeps the mappings alive until the worker has read them.
 	 * Atomic bit operations from here on: the slot is in the index, and
-	 * another CPU's sample may already set FST_PROC_SCAN in p->bits
-	 * (fst_procdb_check_frames()); a plain __set_bit() could undo it.
+	 * another CPU's sample may already pin it and set FST_PROC_SCAN in
+	 * p->bits (fst_procdb_check_frames()); a plain __set_bit() could
+	 * undo it.
 	 */
-	if (mmget_not_zero(mm))
-		set_bit(FST_PROC_PINNED, &p->bits);
+	fst_proc_pin(p, mm);
 	set_bit(FST_PROC_SCAN, &p->bits);
 	/* The worker tests READY, then uses everything set above. */
 	smp_mb__before_atomic();
@@ -372,7 +405,8 @@ u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
  * does not means the maps are stale (exec, ld.so, dlopen, JIT), and the
  * worker re-reads them, at most once per tick. Frames through code without
  * frame pointers can be garbage: the worker notices when a rescan did not
- * cover the address that asked for it, and requests then back off.
+ * cover the address that asked for it, and requests then back off, except
+ * for the first frame, the PC, which is never garbage.
  *
  * Context: hard-irq (hrtimer): must not sleep, allocate or take locks.
  */
@@ -382,14 +416,20 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 	struct fst_proc *p = &db->procs[fst_procdb_slot(db, id)];
 	const struct fst_maps *maps;
 	unsigned long now = jiffies;
+	struct mm_struct *mm;
 	unsigned int i;
 	u64 miss = 0;
 
-	/* backoff_until means nothing while backoff is 0 (jiffies wrap). */
-	if ((READ_ONCE(p->backoff) &&
-	     time_before(now, READ_ONCE(p->backoff_until))) ||
-	    READ_ONCE(p->last_scan) == now)
+	if (READ_ONCE(p->id) != id || READ_ONCE(p->last_scan) == now)
 		return;
+	/*
+	 * While requests back off, only the first frame asks: it is the
+	 * interrupted user PC, code that runs, so a mapping must hold it.
+	 * backoff_until means nothing while backoff is 0 (jiffies wrap).
+	 */
+	if (READ_ONCE(p->backoff) &&
+	    time_before(now, READ_ONCE(p->backoff_until)))
+		n = min(n, 1U);
 	rcu_read_lock();
 	maps = rcu_dereference(p->maps);
 	for (i = 0; i < n && !miss; i++) {
@@ -403,6 +443,15 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 	if (!miss)
 		return;
 	WRITE_ONCE(p->want_ip, miss);
+	/*
+	 * Pinned, the maps can be read even if the process exits before the
+	 * worker gets to it (a 10 ms program that dlopen()ed a library). Its
+	 * mm stays allocated while p->mm names it: it is let go only an RCU
+	 * grace period after p->mm is cleared, and this runs in hard-irq.
+	 */
+	mm = READ_ONCE(p->mm);
+	if (mm)
+		fst_proc_pin(p, mm);
 	if (!test_and_set_bit(FST_PROC_SCAN, &p->bits))
 		irq_work_queue(&db->scan_kick);
 }
@@ -758,6 +807,29 @@ static void fst_proc_update_backoff(struct fst_procdb *db, struct fst_proc *p)
 }
 
 /*
+ * db->lock held, after a scan of @p with a reference on @mm: its first scan
+ * opens its young window and keeps the reference as the pin; within the
+ * window it stays pinned; after it, the reference goes (in a worker of
+ * its own: it may be the last one of an exited process, whose teardown,
+ * exit_mmap and the files' last fput, must not run under db->lock).
+ */
+static void fst_proc_unpin(struct fst_procdb *db, struct fst_proc *p,
+			   struct mm_struct *mm)
+{
+	if (!test_and_set_bit(FST_PROC_WAS_YOUNG, &p->bits)) {
+		p->young_until = jiffies + FST_YOUNG;
+		set_bit(FST_PROC_YOUNG, &p->bits);
+		if (!db->nr_young++)
+			queue_delayed_work(fst_wq_unbound, &db->young_work,
+					   FST_YOUNG_POLL);
+	}
+	/* A sampler may have pinned it again meanwhile: one pin is enough. */
+	if (!test_bit(FST_PROC_YOUNG, &p->bits) ||
+	    test_and_set_bit(FST_PROC_PINNED, &p->bits))
+		mmput_async(mm);
+}
+
+/*
  * db->lock held: where @p's paths start. A process gone before any scan
  * found it keeps the paths the host sees, and says so (no ROOT_KNOWN).
  */
@@ -794,6 +866,8 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 	lockdep_assert_held(&db->lock);
 	if (!mm)
 		return;
+	for (i = atomic_xchg(&p->extra_pins, 0); i; i--)
+		mmput_async(mm);
 	/* The hard-irq pin, if taken, is ours to use and drop now. */
 	if (!test_and_clear_bit(FST_PROC_PINNED, &p->bits) &&
 	    !mmget_not_zero(mm)) {
@@ -809,7 +883,9 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 	 * holds its mappings until then, even if it exits meanwhile.
 	 */
 	if (!mmap_read_trylock(mm)) {
-		set_bit(FST_PROC_PINNED, &p->bits);
+		/* A sampler may have pinned it again meanwhile. */
+		if (test_and_set_bit(FST_PROC_PINNED, &p->bits))
+			mmput_async(mm);
 		set_bit(FST_PROC_SCAN, &p->bits);
 		WRITE_ONCE(db->nr_maps_busy, db->nr_maps_busy + 1);
 		return;
@@ -847,7 +923,7 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 	 * under db->lock.
 	 */
 	fst_proc_read_root(p, &root);
-	mmput_async(mm);
+	fst_proc_unpin(db, p, mm);
 
 	for (i = 0; i < n; i++) {
 		if (!v[i].file)
@@ -879,6 +955,41 @@ static void fst_procdb_scan_pending(struct fst_procdb *db)
 			fst_proc_scan(db, p, db->scan_buf);
 	}
 	mutex_unlock(&db->lock);
+}
+
+/*
+ * Process context: ends the young windows that are over, and those of
+ * processes that have exited (only our pin left on their mm): each is
+ * scanned once more with its pin, which that scan then drops. Runs every
+ * FST_YOUNG_POLL while a window is open.
+ */
+static void fst_procdb_young_work(struct work_struct *work)
+{
+	struct fst_procdb *db = container_of(to_delayed_work(work),
+					     struct fst_procdb, young_work);
+	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+	bool scan = false;
+
+	mutex_lock(&db->lock);
+	for (i = 0; i < n && db->nr_young; i++) {
+		struct fst_proc *p = &db->procs[i];
+
+		if (!test_bit(FST_PROC_YOUNG, &p->bits))
+			continue;
+		if (time_before(jiffies, p->young_until) && p->mm &&
+		    atomic_read(&p->mm->mm_users) > 1)
+			continue;
+		clear_bit(FST_PROC_YOUNG, &p->bits);
+		set_bit(FST_PROC_SCAN, &p->bits);
+		db->nr_young--;
+		scan = true;
+	}
+	if (db->nr_young)
+		queue_delayed_work(fst_wq_unbound, &db->young_work,
+				   FST_YOUNG_POLL);
+	mutex_unlock(&db->lock);
+	if (scan)
+		queue_work(fst_wq_unbound, &db->scan_work);
 }
 
 static void fst_procdb_scan_work(struct work_struct *work)
@@ -939,6 +1050,7 @@ static void fst_slot_recycle(struct fst_procdb *db, u32 slot)
 	p->want_ip = 0;
 	p->backoff = 0;
 	p->backoff_until = 0;
+	p->young_until = 0;
 	p->mnt_ns = 0;
 	p->root_dev = 0;
 	p->root_ino = 0;

@@ -77,7 +77,7 @@ enum {
 enum {
 	FST_PROC_READY,		/* fields published, pins taken */
 	FST_PROC_SCAN,		/* maps need (re)reading */
-	FST_PROC_PINNED,	/* we hold an mm_users reference */
+	FST_PROC_PINNED,	/* we hold an mm_users reference (fst_proc_pin) */
 	FST_PROC_DEAD,		/* lost an insert race; unused */
 	FST_PROC_EXITED,	/* address space gone; maps are final */
 	FST_PROC_NOMAPS,	/* maps could not be read */
@@ -85,6 +85,12 @@ enum {
 	FST_PROC_ROOT_KNOWN,	/* a scan found a task: the fields below hold */
 	FST_PROC_OWN_ROOT,	/* its root is not the host's: paths are its own */
 	FST_PROC_RETIRED,	/* queued for reuse (procdb->retired), lock */
+	/*
+	 * Within FST_YOUNG of its first scan: the pin is kept, so that the
+	 * maps it ends with can be read even once it has exited (lock).
+	 */
+	FST_PROC_YOUNG,
+	FST_PROC_WAS_YOUNG,	/* its young window was opened (lock) */
 };
 
 /*
@@ -122,6 +128,9 @@ struct fst_proc {
 	u64 want_ip;		/* the uncovered address that asked, racy */
 	unsigned long backoff_until; /* jiffies; no request before */
 	unsigned long backoff;	/* jiffies, doubles while requests are wrong */
+	unsigned long young_until; /* jiffies, with FST_PROC_YOUNG; lock */
+	/* Pins taken twice by racing CPUs: the worker drops them. */
+	atomic_t extra_pins;
 };
 
 struct fst_scan_ent;
@@ -162,6 +171,9 @@ struct fst_procdb {
 	unsigned long starved;	/* FST_STARVED*: asks the worker for room */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
+	/* Ends the young windows (FST_PROC_YOUNG); nr_young counts them. */
+	struct delayed_work young_work;
+	u32 nr_young;		/* lock */
 	/* Samplers queue the scan through it, never from hard-irq directly. */
 	struct irq_work scan_kick;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
