@@ -15,8 +15,10 @@
 #               sid sid-rt                  7.x (gcc 16)
 #             (-rt: the PREEMPT_RT flavour)
 #     --core  only the core guest tests (load, read, chain, ABI, vhost's
-#             and io_uring's workers, hostile stacks, fuzz, reload,
-#             hotplug) instead of every guest test
+#             and io_uring's workers, hostile stacks, the sample path's
+#             throttling, irq_work kicks, staggered timers, isolated
+#             CPUs and short-lived processes, fuzz, reload, hotplug)
+#             instead of every guest test
 #
 # A kernel of the host's own suite is built on the host (its headers
 # installed there); other suites get a chroot each. Chroots, kernel images
@@ -39,14 +41,15 @@ kernels=()
 for a in "$@"; do
 	case $a in
 	--core) core=1 ;;
-	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "tests/kernels/run.sh: unknown option $a" >&2; exit 2 ;;
 	*) kernels+=("$a") ;;
 	esac
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
-	50-libwork 72-vhost 73-iouring 74-hostile 92-fuzz 97-reload 98-hotplug)
+	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork 72-vhost
+	73-iouring 74-hostile 83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
