@@ -242,13 +242,13 @@ static void fst_account_cost(struct fst_counts *cnt, u64 ns)
  * periods in between are counted (FLAMESTAT_DROP_THROTTLED), so readers
  * know the rate fell and by how much.
  */
-static void fst_throttle(struct fst_cpu *c, u64 ns, u64 period_ns, u32 pct)
+static void fst_throttle(struct fst_cpu *c, u64 ns, u64 budget)
 {
-	u64 avg, budget;
+	u64 avg;
 
-	if (!pct)
+	if (!budget)
 		return;
-	budget = div_u64(period_ns * c->skip * pct, 100);
+	budget *= c->skip;
 	/*
 	 * One callback far above the budget was mostly not running (a vCPU
 	 * the host preempted, an SMI): it counts as twice the budget, so that
@@ -293,7 +293,7 @@ static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 	fst_sample(c, t);
 	t0 = fst_clock_ns(fst_clock() - t0);
 	fst_account_cost(&t->counts, t0);
-	fst_throttle(c, t0, period, s->cost_pct);
+	fst_throttle(c, t0, s->cost_budget_ns);
 	return HRTIMER_RESTART;
 }
 
@@ -523,6 +523,11 @@ void fst_sampler_start(struct fst_sampler *s, u64 start_ns)
 	unsigned int cpu, n = 0, rank = 0;
 
 	s->start_ns = start_ns;
+	/* The callback's cost allowed per period, without a division there. */
+	s->cost_budget_ns = 0;
+	if (s->cost_pct)
+		s->cost_budget_ns = max_t(u64, 1, div_u64(s->cfg.period_ns *
+							s->cost_pct, 100));
 	/*
 	 * Stagger: the sampled CPUs' timers expire at equal distances over
 	 * the period, not all at once, so that they never take the interrupt

@@ -60,6 +60,7 @@ struct fst_sampler {
 	u64 start_ns;
 	u64 stop_ns;
 	u32 cost_pct;		/* cpu_max_percent; 0: no limit */
+	u64 cost_budget_ns;	/* of a period, from cost_pct; 0: no limit */
 	/* Queued from hard-irq when a CPU table is half full. */
 	struct irq_work drain_kick;
 	struct delayed_work *drain_work;
