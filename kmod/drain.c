@@ -27,7 +27,7 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 		return;
 	fst_counts_add(&t->counts, &src->counts);
 	fst_table_for_each(src, e, off) {
-		int err = fst_table_add(t, e, e->count);
+		int err = fst_table_add(t, e, e->count, e->periods);
 
 		/* Full: its coldest stacks make room, once per merge. */
 		if (err == -ENOSPC && !evicted) {
@@ -36,7 +36,7 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 			t->counts.recorded -= lost;
 			t->counts.dropped[FLAMESTAT_DROP_EVICTED] += lost;
 			evicted = true;
-			err = fst_table_add(t, e, e->count);
+			err = fst_table_add(t, e, e->count, e->periods);
 		}
 		if (err < 0) {
 			/* Taken and walked, but there is no room to keep it. */

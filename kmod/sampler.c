@@ -77,9 +77,9 @@ static void fst_count_marks(struct fst_counts *cnt, u32 flags, bool unmapped)
 
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
- * Takes one sample on this CPU into table @t.
+ * Takes one sample on this CPU into table @t, worth @periods periods.
  */
-static void fst_sample(struct fst_cpu *c, struct fst_table *t)
+static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 {
 	struct fst_sampler *s = c->s;
 	const struct fst_cfg *cfg = &s->cfg;
@@ -191,7 +191,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t)
 	key->comm[sizeof(key->comm) - 1] = '\0';
 	key->hash = fst_entry_hash_with(key, &hash);
 
-	added = fst_table_add(t, key, 1);
+	added = fst_table_add(t, key, 1, periods);
 	if (added < 0) {
 		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
 			 FLAMESTAT_DROP_CPU_TABLE_FULL);
@@ -290,7 +290,12 @@ static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += missed * (skip - 1);
 	if (missed > 1)
 		t->counts.overruns += missed - 1;
-	fst_sample(c, t);
+	/*
+	 * The sample stands for the periods from its expiry to the next
+	 * one: those a late timer missed (all before now) and the throttled
+	 * ones of each interval.
+	 */
+	fst_sample(c, t, missed * skip);
 	t0 = fst_clock_ns(fst_clock() - t0);
 	fst_account_cost(&t->counts, t0);
 	fst_throttle(c, t0, s->cost_budget_ns);

@@ -320,8 +320,9 @@ static void fst_emit_stacks(struct fst_snap *s)
 
 	fst_copy_for_each(s->copy, e, off) {
 		nk = s->hide_kernel && e->nr_kernel ? 1 : e->nr_kernel;
+		/* The frames, then the periods (the record grew at its end). */
 		r = fst_rec(s, FLAMESTAT_REC_STACK, sizeof(*r) +
-			   (nk + e->nr_user) * sizeof(u64));
+			    (nk + e->nr_user + 1) * sizeof(u64));
 		if (!r)
 			continue;
 		r->count = e->count;
@@ -345,6 +346,7 @@ static void fst_emit_stacks(struct fst_snap *s)
 		}
 		memcpy(&r->frames[nk], &e->frames[e->nr_kernel],
 		       e->nr_user * sizeof(u64));
+		r->frames[nk + e->nr_user] = e->periods;
 	}
 }
 

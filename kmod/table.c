@@ -209,7 +209,7 @@ static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
  */
 static noinline int fst_table_insert(struct fst_table *t,
 				     const struct fst_entry *key, u64 count,
-				    u32 b)
+				     u64 periods, u32 b)
 {
 	struct fst_entry *e;
 	u32 off, words;
@@ -221,6 +221,7 @@ static noinline int fst_table_insert(struct fst_table *t,
 	e = (struct fst_entry *)&t->arena[off];
 	memcpy(e, key, words * sizeof(u64));
 	e->count = count;
+	e->periods = periods;
 	e->next = t->buckets[b];
 	t->buckets[b] = off;
 	t->used += words;
@@ -233,6 +234,7 @@ static noinline int fst_table_insert(struct fst_table *t,
  * @t: the table
  * @key: the stack, with ->hash set
  * @count: samples to add
+ * @periods: the sampling periods they stand for
  *
  * Context: hard-irq (hrtimer) on the owning CPU's table: must not sleep,
  * allocate or take locks; the caller guarantees a single writer. Also the
@@ -241,7 +243,8 @@ static noinline int fst_table_insert(struct fst_table *t,
  * new entry does not fit, or -E2BIG when its bucket holds more than
  * FST_PROBE_MAX other stacks.
  */
-int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
+int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
+		  u64 periods)
 {
 	u32 b = key->hash & (t->nr_buckets - 1);
 	u32 off = t->buckets[b], probe = 0;
@@ -251,6 +254,7 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 		e = (struct fst_entry *)&t->arena[off];
 		if (fst_entry_same(e, key)) {
 			e->count += count;
+			e->periods += periods;
 			return 0;
 		}
 		off = e->next;
@@ -261,7 +265,7 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count)
 			t->counts.probe_max = probe;
 		}
 	}
-	return fst_table_insert(t, key, count, b);
+	return fst_table_insert(t, key, count, periods, b);
 }
 
 /**

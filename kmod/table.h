@@ -21,7 +21,12 @@
 struct fst_entry {
 	u32 next;		/* arena word of the next entry in the bucket */
 	u32 hash;
-	u64 count;
+	u64 count;		/* samples */
+	/*
+	 * Sampling periods the samples stand for: one each, plus the periods
+	 * a late timer missed and the throttled ones before its next firing.
+	 */
+	u64 periods;
 	u32 tgid;
 	u32 proc_id;		/* procdb id of the address space, 0: none */
 	u16 cpu;		/* FLAMESTAT_CPU_ANY unless CFG_PERCPU */
@@ -119,7 +124,8 @@ void fst_hash_init_key(void);
 void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n);
 u32 fst_entry_hash_with(const struct fst_entry *key,
 			const struct fst_hash *frames);
-int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count);
+int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
+		  u64 periods);
 size_t fst_table_bytes(const struct fst_table *t);
 u64 fst_table_evict(struct fst_table *t);
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);

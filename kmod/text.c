@@ -293,6 +293,7 @@ static int fst_text_merge(struct fst_text *tx)
 				}
 				if (la == lb && !memcmp(a, b, la)) {
 					f->count += e->count;
+					f->periods += e->periods;
 					e->count = 0;
 					break;
 				}

@@ -364,6 +364,14 @@ struct flamestat_rec_stack {
 	__u32 flags;		/* FLAMESTAT_STACKF_* */
 	char comm[FLAMESTAT_COMM_LEN];
 	__u32 pad;
+	/*
+	 * nr_kernel + nr_user frames, then, when hdr.size covers it, a __u64:
+	 * the sampling periods the count samples stand for (>= count). A
+	 * sample stands for one period, plus the periods its CPU's timer
+	 * missed by firing late and those it skipped while throttled, up to
+	 * its next firing: periods x the period (1 s / freq_hz) is the CPU
+	 * time the stack had. Modules before it: the periods are the count.
+	 */
 	__u64 frames[];
 };
 

@@ -292,7 +292,9 @@ static inline int snap_validate(const void *raw, size_t size,
 				goto out;
 			}
 			nf = (uint64_t)s->nr_kernel + s->nr_user;
-			if (r->size != sizeof(*s) + nf * 8 || !s->count ||
+			/* The frames, then the periods the samples stand for. */
+			if (r->size != sizeof(*s) + (nf + 1) * 8 || !s->count ||
+			    s->frames[nf] < s->count ||
 			    s->nr_kernel > FLAMESTAT_MAX_KERNEL_DEPTH ||
 			    s->nr_user > FLAMESTAT_MAX_USER_DEPTH || s->reserved || s->pad ||
 			    (s->proc_id && (s->proc_id >= SNAP_MAX_IDS || !proc_seen[s->proc_id])) ||

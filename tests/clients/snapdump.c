@@ -156,8 +156,14 @@ int main(int argc, char **argv)
 		case FLAMESTAT_REC_STACK: {
 			const struct flamestat_rec_stack *s = (const void *)r;
 
-			printf("stack count=%llu tgid=%u proc=%u flags=%#x nk=%u nu=%u comm=",
-			       (unsigned long long)s->count, s->tgid, s->proc_id,
+			uint64_t nf = (uint64_t)s->nr_kernel + s->nr_user;
+			/* Modules before the periods: each sample is one. */
+			uint64_t periods = r->size >= sizeof(*s) + (nf + 1) * 8 ?
+					   s->frames[nf] : s->count;
+
+			printf("stack count=%llu periods=%llu tgid=%u proc=%u flags=%#x nk=%u nu=%u comm=",
+			       (unsigned long long)s->count,
+			       (unsigned long long)periods, s->tgid, s->proc_id,
 			       s->flags, s->nr_kernel, s->nr_user);
 			put_name(s->comm, sizeof(s->comm));
 			put_frames("k", s->frames, s->nr_kernel);
