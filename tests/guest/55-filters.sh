@@ -17,7 +17,9 @@ check "stop" fs_write stop
 fs_read "$FS_TMP/pid.folded"
 others=$(grep -cv '^chain;' "$FS_TMP/pid.folded")
 expect_eq "pid=$target: only chain's stacks" "$others" 0
-expect_ge "pid=$target: chain recorded" "$(fs_sum "$FS_TMP/pid.folded" '^chain;')" 500
+# chain shares 2 vCPUs with threads for 3 s (about 1,000 samples on an idle
+# host, half that when the host is loaded): recorded at all is the point.
+expect_ge "pid=$target: chain recorded" "$(fs_sum "$FS_TMP/pid.folded" '^chain;')" 100
 expect_ge "pid=$target: the rest counted as filtered" "$(fs_stat dropped_filtered)" 500
 check "unload" fs_unload
 wl_wait
