@@ -638,8 +638,12 @@ static void check_stats(const struct flamestat_stats *st)
 	if (stats_balance_err(st, why, sizeof(why)))
 		fail_op("stats: %s", why);
 	if (st->state & ~(FLAMESTAT_STATE_RUNNING | FLAMESTAT_STATE_LOCKDOWN |
-			  FLAMESTAT_STATE_CLAIMED))
+			  FLAMESTAT_STATE_CLAIMED | FLAMESTAT_STATE_THROTTLED))
 		fail_op("stats: unknown state bits %#x", st->state);
+	/* Throttling is a state of running timers only. */
+	if ((st->state & FLAMESTAT_STATE_THROTTLED) &&
+	    !(st->state & FLAMESTAT_STATE_RUNNING))
+		fail_op("stats: throttled while stopped (state %#x)", st->state);
 	if (!solo)
 		return;
 	if (!!(st->state & FLAMESTAT_STATE_RUNNING) != M.running)
