@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift ;;
 	--check) check_only=1 ;;
 	--refresh) refresh=1 ;;
-	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "debug-kernel: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
