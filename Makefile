@@ -114,7 +114,8 @@ torture: deps
 	tests/run --torture
 
 # The debug guest kernel (KASAN, lockdep, kmemleak, ...; docs/RELIABILITY.md),
-# built once into /var/tmp/flamestat-cache (about 15 minutes on 2 cores).
+# built once into /var/tmp/flamestat-cache (about 15 minutes on 2 cores; 7.2:
+# 33 minutes on a busy machine).
 # DEBUG_SERIES=7.2: the newest kernel of the matrix (Debian sid's
 # linux-source-7.2, fetched in the sid chroot of make check-kernels)
 # instead of Debian 12's 6.1; check-debug and torture-debug take it too.
