@@ -13,6 +13,7 @@ T=$BUILD/tool
 G=$TOP/tests/tool/golden
 FS=$TOP/user/flamestat
 mkdir -p "$T"
+rm -f "$T/cpus.folded"
 [ -x "$FS" ] || { fail tool-build "user/flamestat is not built (make tool)"; exit 0; }
 if ! gcc -O1 -g -std=gnu11 -Wall -Wextra -Werror -I"$TOP/kmod" \
 	-o "$T/mksnap" "$TOP/tests/tool/mksnap.c" 2>"$T/mksnap.log"; then
@@ -323,3 +324,26 @@ status report-missing-file 1 "$FS" report /nonexistent.folded
 status fold-header-in-report 2 "$FS" report --header "$T/snap.fstat"
 status status-argument 2 "$FS" status extra
 status report-ok 0 "$FS" report "${env_opts[@]}" "$T/snap.fstat"
+
+# record --cpus/-C: checked against /sys before the module is asked (no
+# module needed here), the CPU named; the online and offline cases are
+# the guest's (tests/guest/66-record-cpus.sh).
+status record-cpus-junk 2 "$FS" record --cpus 1x
+check tool-record-cpus-junk-message grep -qF "flamestat record: --cpus '1x': expected a list of CPUs like 0-3,8" "$T/st.err"
+status record-cpus-backwards 2 "$FS" record -C 3-1
+status record-cpus-empty-item 2 "$FS" record --cpus 0,,1
+last=$(sed 's/.*[-,]//' /sys/devices/system/cpu/possible)
+possible=$(cat /sys/devices/system/cpu/possible)
+many=s
+[ "$possible" = 0 ] && many=""
+status record-cpus-missing 2 "$FS" record --cpus $((last + 1)) -d 1 -o "$T/cpus.folded"
+check tool-record-cpus-missing-message grep -qxF "flamestat record: --cpus '$((last + 1))': CPU $((last + 1)) does not exist: this machine has CPU$many $possible" "$T/st.err"
+status record-C-missing 2 "$FS" record -C "0-$((last + 3))" -d 1 -o "$T/cpus.folded"
+check tool-record-C-missing-message grep -qxF "flamestat record: -C '0-$((last + 3))': CPUs $((last + 1))-$((last + 3)) do not exist: this machine has CPU$many $possible" "$T/st.err"
+status record-cpus-past-mask 2 "$FS" record --cpu 5000 -d 1 -o "$T/cpus.folded"
+check tool-record-cpus-past-mask-message grep -qF "flamestat record: --cpu '5000': CPU 5000 does not exist" "$T/st.err"
+if [ -e "$T/cpus.folded" ]; then
+	fail tool-record-cpus-nothing-written "$T/cpus.folded was written"
+else
+	pass tool-record-cpus-nothing-written
+fi
