@@ -596,11 +596,15 @@ static void build_config(const struct record_env *e, pid_t child,
 
 /*
  * What the user should know about the recording, on stderr. @max_pct: the
- * module's cpu_max_percent, -1 when unknown.
+ * module's cpu_max_percent, -1 when unknown. @m: what folding the stacks
+ * found (frame pointers at the user leaves), NULL when they were not
+ * folded (raw output only).
  */
 static void summary(const struct record_env *e, const struct flamestat_stats *st,
-		    int max_pct, const char *where)
+		    int max_pct, const struct profile_meta *m,
+		    const char *where)
 {
+	char note[640];
 	uint64_t drops = total_drops(st);
 	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
 			st->dropped[FLAMESTAT_DROP_TABLE_FULL] +
@@ -645,6 +649,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 		fs_warn("%llu kernel and %llu user stacks were cut at the depth limit (marked [truncated]); raise --kernel-depth/--user-depth",
 			(unsigned long long)st->kernel_truncated,
 			(unsigned long long)st->user_truncated);
+	if (m && profile_frameless_note(m, false, note, sizeof(note)))
+		fs_warn("%s", note);
 }
 
 /*
@@ -718,12 +724,15 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 	return got_signal;
 }
 
-static int write_outputs(struct record_env *e, struct snapshot *s)
+/* @m: the metadata of the folded profile, when one was made. */
+static int write_outputs(struct record_env *e, struct snapshot *s,
+			 struct profile_meta *m, bool *folded)
 {
 	enum out_format f = out_format_resolve(&e->out);
 	struct profile *p;
 	int ret = 0;
 
+	*folded = false;
 	if (e->raw_path && snapshot_save(s, e->raw_path))
 		ret = -1;
 	if (f == OUT_RAW) {
@@ -744,6 +753,11 @@ static int write_outputs(struct record_env *e, struct snapshot *s)
 	p = profile_new();
 	if (src_fold_snapshot(s, true, &e->src, p) || out_write(p, &e->out))
 		ret = -1;
+	*m = *profile_meta(p);
+	m->title = NULL;
+	if (m->frameless_top)
+		m->frameless_top = xstrdup(m->frameless_top);
+	*folded = true;
 	profile_free(p);
 	return ret;
 }
@@ -789,7 +803,8 @@ int do_record(int argc, char **argv)
 	struct child ch = { 0 };
 	struct snapshot s;
 	struct flamestat_stats st;
-	bool was_running;
+	struct profile_meta meta;
+	bool was_running, folded = false;
 	char err[256];
 	void *buf;
 	size_t size;
@@ -888,11 +903,15 @@ int do_record(int argc, char **argv)
 		goto out_child;
 	}
 	/* Interrupted: the output is written, and the status says so. */
-	ret = write_outputs(&e, &s) ? EXIT_FAIL : sig ? 128 + sig : EXIT_OK;
+	ret = write_outputs(&e, &s, &meta, &folded) ? EXIT_FAIL :
+	      sig ? 128 + sig : EXIT_OK;
 	if (!e.quiet && ret != EXIT_FAIL)
 		summary(&e, &s.hdr.stats, fs_module_cpu_max_percent(),
+			folded ? &meta : NULL,
 			e.out.path && strcmp(e.out.path, "-") ? e.out.path :
 			"standard output");
+	if (folded)
+		free(meta.frameless_top);
 	snapshot_free(&s);
 
 out_child:
