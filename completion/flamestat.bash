@@ -42,13 +42,13 @@ _flamestat()
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
-	-F|--freq|-d|--duration|--cpus|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color) return ;;
+	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color) return ;;
 	esac
 
 	local opts
 	case $cmd in
 	record) opts="-a --all-cpus -p --pid -d --duration -F --freq -K --kernel-only
-		-U --user-only --idle --cpus --per-cpu --kernel-depth --user-depth
+		-U --user-only --idle -C --cpus --per-cpu --kernel-depth --user-depth
 		-o --output --format --raw --header --force -q --quiet -h --help --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;

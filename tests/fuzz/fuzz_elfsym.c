@@ -3,7 +3,7 @@
  * libFuzzer target: the ELF symbol loader of user/sym/elfsym*.c (through
  * libelf) on an arbitrary image in memory, the way the tool loads the
  * vDSO, then lookups across the image's offsets, as interrupted IPs and as
- * return addresses.
+ * return addresses, and its frame rules there (.eh_frame, through libdw).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (off = 0; off < size + 4096; off += step) {
 			(void)elfsym_file_lookup(f, off, false, &r);
 			(void)elfsym_file_lookup(f, off, true, &r);
+			(void)elfsym_file_cfa(f, off);
 		}
 		(void)elfsym_file_lookup(f, UINT64_MAX, true, &r);
 	}

@@ -208,6 +208,62 @@ else
 	skip vdso-local "no __vdso_clock_gettime in this machine's vDSO"
 fi
 
+# --- frame rules: where the frame pointer is set up (elfsym_file_cfa()) ---
+
+# eh_rows FILE SYM: "fde" when SYM has an FDE in .eh_frame, then its
+# "LOC CFA" rows (readelf; .debug_frame, which the tool does not read,
+# left out; an FDE without rows keeps the CIE's CFA, rsp- or esp-based).
+eh_rows() {
+	local va
+	va=$(symaddr "$1" "$2")
+	[ -n "$va" ] || return 0
+	readelf -wF "$1" | awk -v pc="$va" '
+		/^Contents of the / { eh = $4 == ".eh_frame"; cur = 0; next }
+		/ FDE / { split($NF, r, /[=.]+/); cur = eh && r[2] == pc; if (cur) print "fde"; next }
+		cur && $1 ~ /^[0-9a-f]+$/ && NF > 2 { print $1, $2 }'
+}
+# fp_at FILE SYM: the first address of SYM where its CFA is rbp- or
+# ebp-based (hex, no 0x); "" when none.
+fp_at() { eh_rows "$1" "$2" | awk '$2 ~ /^[re]bp/ { print $1; exit }'; }
+# vaoff FILE VADDR_HEX: its file offset.
+vaoff() { vaddr2off "$1" "$(printf '%x' $((16#$2)))"; }
+
+FY=$OUT/fx_fp_yes FN=$OUT/fx_fp_no FE=$OUT/fx_fp_noeh
+FY32=$OUT/fx_fp_yes32 FN32=$OUT/fx_fp_no32
+y_body=$(fp_at "$FY" fxfp_caller) y32_body=$(fp_at "$FY32" fxfp_caller)
+# The fixtures are what the queries say they are: fxfp_caller has its
+# frame pointer set up in the builds with them, never without; fxfp_copy
+# never; fx_fp_noeh has no .eh_frame FDE for it.
+if [ -n "$y_body" ] && [ -n "$y32_body" ] &&
+   [ "$(eh_rows "$FN" fxfp_caller | head -n 1)" = fde ] && [ -z "$(fp_at "$FN" fxfp_caller)" ] &&
+   [ "$(eh_rows "$FN32" fxfp_caller | head -n 1)" = fde ] && [ -z "$(fp_at "$FN32" fxfp_caller)" ] &&
+   [ "$(eh_rows "$FY" fxfp_copy | head -n 1)" = fde ] && [ -z "$(fp_at "$FY" fxfp_copy)" ] &&
+   [ -z "$(eh_rows "$FE" fxfp_caller)" ]; then
+	pass fixture-frame-pointers
+else
+	fail fixture-frame-pointers "readelf -wF: fx_fp_yes '$y_body', fx_fp_yes32 '$y32_body', fx_fp_no '$(eh_rows "$FN" fxfp_caller | tr '\n' ' ')', fx_fp_noeh '$(eh_rows "$FE" fxfp_caller | tr '\n' ' ')'"
+fi
+need cfa "$y_body" "$y32_body" &&
+{
+q cfa-fp-body "$DR" "cfa $FY $(vaoff "$FY" "$y_body")" fp
+q cfa-fp-body-end "$DR" "cfa $FY $(off "$FY" fxfp_caller $((16#$y_body - 16#$(symaddr "$FY" fxfp_caller) + 3)))" fp
+q cfa-fp-entry "$DR" "cfa $FY $(off "$FY" fxfp_caller)" no-fp
+q cfa-fp-pushed "$DR" "cfa $FY $(off "$FY" fxfp_caller 1)" no-fp
+q cfa-fp-frameless-leaf "$DR" "cfa $FY $(off "$FY" fxfp_copy 4)" no-fp
+q cfa-no-fp-body "$DR" "cfa $FN $(off "$FN" fxfp_caller 4)" no-fp
+q cfa-stripped "$DR" "cfa $OUT/fx_fp_yes_stripped $(vaoff "$FY" "$y_body")" fp
+q cfa-32-fp-body "$DR" "cfa $FY32 $(vaoff "$FY32" "$y32_body")" fp
+q cfa-32-fp-entry "$DR" "cfa $FY32 $(off "$FY32" fxfp_caller)" no-fp
+q cfa-32-no-fp-body "$DR" "cfa $FN32 $(off "$FN32" fxfp_caller 4)" no-fp
+q cfa-no-eh-frame "$DR" "cfa $FE $(off "$FE" fxfp_caller 4)" unknown
+q cfa-outside-functions "$DR" "cfa $FY 0x10" unknown
+q cfa-missing-file "$DR" "cfa /nonexistent/fx_fp 0x1130" unknown
+# The frame rules come from the binary itself: a file replaced since the
+# recording (another build-id), or known by a debug file alone, has none.
+q cfa-replaced-file "$DR" "cfa $R $o_a1 $bid_a1" unknown
+q cfa-debug-file-only "$DR" "cfa /nonexistent/fx_gone $o_a2 $bid_a2" unknown
+}
+
 # Run each group of queries with the same options through one symtest.
 declare -A seen
 for i in "${!QN[@]}"; do

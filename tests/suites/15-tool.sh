@@ -13,6 +13,7 @@ T=$BUILD/tool
 G=$TOP/tests/tool/golden
 FS=$TOP/user/flamestat
 mkdir -p "$T"
+rm -f "$T/cpus.folded"
 [ -x "$FS" ] || { fail tool-build "user/flamestat is not built (make tool)"; exit 0; }
 if ! gcc -O1 -g -std=gnu11 -Wall -Wextra -Werror -I"$TOP/kmod" \
 	-o "$T/mksnap" "$TOP/tests/tool/mksnap.c" 2>"$T/mksnap.log"; then
@@ -44,9 +45,23 @@ addr() { printf '0x%x' $((base + $(off "$1") + $2)); }
 bid=$(readelf -n "$chain" | awk '/Build ID:/ {print $3}')
 size=$(stat -c %s "$chain")
 
+# fp_body FILE SYMBOL: bytes from SYMBOL to the first address where its
+# frame pointer is set up (readelf: the CFA column turns rbp-based), +1.
+fp_body() {
+	local va row
+	va=$(nm "$1" | awk -v s="$2" '$3 == s {print $1; exit}')
+	row=$(readelf -wF "$1" | awk -v pc="$va" '
+		/ FDE / { split($NF, r, /[=.]+/); cur = r[2] == pc; next }
+		cur && $2 ~ /^rbp/ { print $1; exit }')
+	[ -n "$va" ] && [ -n "$row" ] || { echo "no frame pointer set up in $2" >&2; return 1; }
+	echo $((16#$row - 16#$va + 1))
+}
+
 # A leaf is named at its address, a return address one byte back: +1 and
-# +2 both land inside the function.
-leaf=$(addr hot_leaf 1) r_mid=$(addr middle 2) r_out=$(addr outer 2) r_main=$(addr main 2)
+# +2 both land inside the function. The leaf is where hot_leaf's frame
+# pointer is set up (in its prologue, the walk would have skipped its
+# caller: see the frameless test below).
+leaf=$(addr hot_leaf "$(fp_body "$chain" hot_leaf)") r_mid=$(addr middle 2) r_out=$(addr outer 2) r_main=$(addr main 2)
 cat >"$T/spec" <<EOF
 header freq=997 samples=200 recorded=100 idle=80 filtered=12 table_full=8 running_ns=2000000000 cpus=2 cost_ns=200000
 file 1 $chain build_id=$bid
@@ -187,7 +202,7 @@ done
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
-	"${robjs[@]}" -lelf -liberty -lz -lm 2>"$T/recordsum.log"; then
+	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordsum.log"; then
 	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
 	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
 	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
@@ -226,6 +241,87 @@ if grep -q 'id="meta"' "$T/plain.svg" && ! grep -q 'id="notice"\|throttl' "$T/pl
 	pass tool-svg-not-throttled
 else
 	fail tool-svg-not-throttled "$(grep -m2 'id="meta"\|id="notice"' "$T/plain.svg" | tr '\n' '|')"
+fi
+
+# Leaves where no frame pointer is set up: a library built without frame
+# pointers (libnofp.so, built here), whose function the frame-pointer walk
+# leaves in place of its caller. Its share of the user samples and the
+# leaf are told in the report (also through a folded file's header), the
+# graph and record's summary; under 1% they are not.
+cat >"$T/nofp.c" <<'EOF2'
+void nofp_copy(long *d, const long *s, long n)
+{
+	for (long i = 0; i < n; i++)
+		d[i] = s[i] ^ i;
+}
+EOF2
+if gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$T/libnofp.so" "$T/nofp.c" 2>"$T/nofp.log" &&
+   nva=$(nm "$T/libnofp.so" | awk '$3 == "nofp_copy" {print $1; exit}') && [ -n "$nva" ]; then
+	# (readelf: no rbp-based CFA anywhere in its FDE)
+	if readelf -wF "$T/libnofp.so" | awk -v pc="$nva" '
+		/ FDE / { split($NF, r, /[=.]+/); cur = r[2] == pc; if (cur) seen = 1; next }
+		cur && $2 ~ /^rbp/ { bad = 1 } END { exit !seen || bad }'; then
+		pass tool-frameless-fixture
+	else
+		fail tool-frameless-fixture "nofp_copy has a frame pointer, or no FDE"
+	fi
+	nbase=0x7f2000000000
+	# (a shared object's addresses are its file offsets in the first page's segment)
+	nleaf=$(printf '0x%x' $((nbase + 16#$nva + 2)))
+	{
+		cat "$T/spec"
+		echo "file 3 $T/libnofp.so"
+		echo "map 1 3 $nbase $(printf '0x%x' $((nbase + 0x10000))) 0x0"
+		echo "stack 40 proc=1 tgid=4242 comm=chain u=$nleaf,$r_out,$r_main"
+	} >"$T/spec-nofp"
+	"$T/mksnap" <"$T/spec-nofp" >"$T/nofp.fstat"
+	fnote='29.6% of the samples with a user stack have their leaf in code without a frame pointer (libnofp.so nofp_copy 29.6%): the caller of such a function is missing from its stack and its time shows in the caller'"'"'s caller (docs/GUIDE.md, "Code without frame pointers")'
+	"$FS" report "${env_opts[@]}" "$T/nofp.fstat" >"$T/report-nofp.out" 2>"$T/report-nofp.err"
+	check tool-report-frameless-note grep -qxF "# note: $fnote" "$T/report-nofp.out"
+	check tool-fold-frameless-stack grep -qxF 'chain;main;outer;nofp_copy 40' \
+		<("$FS" fold "${env_opts[@]}" "$T/nofp.fstat" 2>/dev/null)
+	"$FS" fold "${env_opts[@]}" --header "$T/nofp.fstat" >"$T/nofp.folded" 2>/dev/null
+	check tool-fold-header-frameless grep -q '^# flamestat: .* user_samples=135 frameless=40 frameless_top=libnofp.so%20nofp_copy%2029.6%25\( \|$\)' "$T/nofp.folded"
+	"$FS" report "$T/nofp.folded" >"$T/report-nofp-folded.out" 2>/dev/null
+	check tool-report-folded-frameless-note grep -qxF "# note: $fnote" "$T/report-nofp-folded.out"
+	"$FS" svg "$T/nofp.folded" >"$T/nofp.svg" 2>/dev/null
+	check tool-svg-frameless-notice grep -qE '^<text id="notice-frameless" [^>]*>29.6% of the user stacks end in code without a frame pointer: their leaf&#39;s caller is missing</text>$' "$T/nofp.svg"
+	if [ -x "$T/recordsum" ]; then
+		"$T/recordsum" 25 "$T/nofp.folded" <"$T/nofp.fstat" 2>"$T/record-nofp.err" >/dev/null
+		check tool-record-frameless-warning grep -qxF "flamestat record: warning: $fnote" "$T/record-nofp.err"
+		"$T/recordsum" 25 <"$T/nofp.fstat" 2>"$T/record-nofp-raw.err" >/dev/null
+		if grep -q 'frame pointer' "$T/record-nofp-raw.err"; then
+			fail tool-record-frameless-raw "a frameless warning without folding: $(grep 'frame pointer' "$T/record-nofp-raw.err")"
+		else
+			pass tool-record-frameless-raw
+		fi
+	fi
+	# 1 sample of 106 (0.9%): counted, not told.
+	{
+		cat "$T/spec"
+		echo "file 3 $T/libnofp.so"
+		echo "map 1 3 $nbase $(printf '0x%x' $((nbase + 0x10000))) 0x0"
+		echo "stack 1 proc=1 tgid=4242 comm=chain u=$nleaf,$r_out,$r_main"
+		echo "stack 10 proc=1 tgid=4242 comm=chain u=$leaf,$r_mid,$r_out,$r_main"
+	} >"$T/spec-nofp-few"
+	"$T/mksnap" <"$T/spec-nofp-few" >"$T/nofp-few.fstat"
+	"$FS" fold "${env_opts[@]}" --header "$T/nofp-few.fstat" >"$T/nofp-few.folded" 2>/dev/null
+	check tool-fold-header-frameless-few grep -q '^# flamestat: .* user_samples=106 frameless=1 ' "$T/nofp-few.folded"
+	for f in "$T/nofp-few.fstat" "$T/snap.fstat"; do
+		n=$(basename "$f" .fstat)
+		if "$FS" report "${env_opts[@]}" "$f" 2>/dev/null | grep -q 'frame pointer'; then
+			fail "tool-report-frameless-none-$n" "a frameless note under 1%"
+		else
+			pass "tool-report-frameless-none-$n"
+		fi
+	done
+	if grep -q 'notice-frameless' "$T/plain.svg"; then
+		fail tool-svg-frameless-none "a frameless notice in plain.svg"
+	else
+		pass tool-svg-frameless-none
+	fi
+else
+	fail tool-frameless-fixture "cannot build libnofp.so: $(head -3 "$T/nofp.log" | tr '\n' '|')"
 fi
 
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
@@ -323,3 +419,26 @@ status report-missing-file 1 "$FS" report /nonexistent.folded
 status fold-header-in-report 2 "$FS" report --header "$T/snap.fstat"
 status status-argument 2 "$FS" status extra
 status report-ok 0 "$FS" report "${env_opts[@]}" "$T/snap.fstat"
+
+# record --cpus/-C: checked against /sys before the module is asked (no
+# module needed here), the CPU named; the online and offline cases are
+# the guest's (tests/guest/66-record-cpus.sh).
+status record-cpus-junk 2 "$FS" record --cpus 1x
+check tool-record-cpus-junk-message grep -qF "flamestat record: --cpus '1x': expected a list of CPUs like 0-3,8" "$T/st.err"
+status record-cpus-backwards 2 "$FS" record -C 3-1
+status record-cpus-empty-item 2 "$FS" record --cpus 0,,1
+last=$(sed 's/.*[-,]//' /sys/devices/system/cpu/possible)
+possible=$(cat /sys/devices/system/cpu/possible)
+many=s
+[ "$possible" = 0 ] && many=""
+status record-cpus-missing 2 "$FS" record --cpus $((last + 1)) -d 1 -o "$T/cpus.folded"
+check tool-record-cpus-missing-message grep -qxF "flamestat record: --cpus '$((last + 1))': CPU $((last + 1)) does not exist: this machine has CPU$many $possible" "$T/st.err"
+status record-C-missing 2 "$FS" record -C "0-$((last + 3))" -d 1 -o "$T/cpus.folded"
+check tool-record-C-missing-message grep -qxF "flamestat record: -C '0-$((last + 3))': CPUs $((last + 1))-$((last + 3)) do not exist: this machine has CPU$many $possible" "$T/st.err"
+status record-cpus-past-mask 2 "$FS" record --cpu 5000 -d 1 -o "$T/cpus.folded"
+check tool-record-cpus-past-mask-message grep -qF "flamestat record: --cpu '5000': CPU 5000 does not exist" "$T/st.err"
+if [ -e "$T/cpus.folded" ]; then
+	fail tool-record-cpus-nothing-written "$T/cpus.folded was written"
+else
+	pass tool-record-cpus-nothing-written
+fi

@@ -15,6 +15,8 @@
  *   kernel ADDR [ret]
  *   kname ADDR [NAME...]    a name given by the module (rest of the line)
  *   unknown ADDR
+ *   cfa PATH OFFSET [BUILD-ID-HEX]   elfsym_file_cfa(): fp, no-fp, unknown
+ *   cfa-vdso OFFSET                  the same in the vDSO
  *   dump                    symbolizer_dump()
  * Blank lines and lines starting with '#' are skipped.
  */
@@ -70,6 +72,12 @@ static const char *kname(struct symbolizer *s, char *args)
 	return symbolize_kernel_named(s, name, num(addr));
 }
 
+static const char *cfa_name(enum elfsym_cfa c)
+{
+	return c == ELFSYM_CFA_FP ? "fp" : c == ELFSYM_CFA_NO_FP ? "no-fp" :
+	       "unknown";
+}
+
 static const char *query(struct symbolizer *s, char *line)
 {
 	char *save = NULL, *cmd, *a, *b;
@@ -105,6 +113,19 @@ static const char *query(struct symbolizer *s, char *line)
 		free(path);
 		return out;
 	}
+	if (!strcmp(cmd, "cfa")) {
+		unsigned char bid[ELFSYM_BUILD_ID_MAX];
+		char *t = strtok_r(NULL, " \t\n", &save);
+		size_t bid_len = t ? parse_bid(t, bid, sizeof(bid)) : 0;
+
+		if (!a || !b)
+			return NULL;
+		return cfa_name(elfsym_file_cfa(symbolize_file(s, a, bid,
+							       bid_len),
+						num(b)));
+	}
+	if (!strcmp(cmd, "cfa-vdso"))
+		return a ? cfa_name(symbolize_vdso_cfa(s, num(a))) : NULL;
 	if (!strcmp(cmd, "anon")) {
 		char *addr = strtok_r(NULL, " \t\n", &save);
 		char *ret = strtok_r(NULL, " \t\n", &save);

@@ -330,9 +330,12 @@ static bool read_blob(const char *path, struct blob *b)
 	return true;
 }
 
-static unsigned long hostile_files, hostile_resolved;
+static unsigned long hostile_files, hostile_resolved, hostile_cfa;
 
-/* Write n bytes of p as a file and look offsets up in it; must not crash. */
+/*
+ * Write n bytes of p as a file and look offsets up in it, names and frame
+ * rules; must not crash.
+ */
 static void try_file(const char *path, const unsigned char *p, size_t n)
 {
 	struct elfsym_opts o = { .debug_root = "/nonexistent" };
@@ -355,6 +358,13 @@ static void try_file(const char *path, const unsigned char *p, size_t n)
 	if (elfsym_file_lookup(elfsym_open_image(c, "[img]", p, n), 0x1140,
 			       false, &r))
 		hostile_resolved++;
+	for (uint64_t off = 0; off < 0x2400; off += 29) {
+		hostile_cfa += elfsym_file_cfa(elfsym_open(c, path, NULL, 0),
+					       off) != ELFSYM_CFA_UNKNOWN;
+		hostile_cfa += elfsym_file_cfa(elfsym_open_image(c, "[img]",
+								 p, n),
+					       off) != ELFSYM_CFA_UNKNOWN;
+	}
 	elfsym_cache_free(c);
 	hostile_files++;
 }
@@ -394,6 +404,27 @@ static size_t find_shdr(struct blob *b, uint32_t type)
 
 		memcpy(&sh, shdr(b, i), sizeof(sh));
 		if (sh.sh_type == type)
+			return i;
+	}
+	return 0;
+}
+
+/* The section named @name, or 0. */
+static size_t find_shdr_named(struct blob *b, const char *name)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr str, sh;
+	size_t len = strlen(name) + 1;
+
+	memcpy(&eh, b->p, sizeof(eh));
+	if (!shdr(b, eh.e_shstrndx))
+		return 0;
+	memcpy(&str, shdr(b, eh.e_shstrndx), sizeof(str));
+	for (size_t i = 1; shdr(b, i); i++) {
+		memcpy(&sh, shdr(b, i), sizeof(sh));
+		if (sh.sh_name < str.sh_size && str.sh_offset < b->n &&
+		    str.sh_offset + sh.sh_name + len <= b->n &&
+		    !memcmp(b->p + str.sh_offset + sh.sh_name, name, len))
 			return i;
 	}
 	return 0;
@@ -525,10 +556,31 @@ static void test_hostile(const char *built, const char *tmp)
 		}
 		try_file(path, b.p, b.n);
 	}
+	/* Random bytes over the frame rules (.eh_frame, .eh_frame_hdr). */
+	for (int which = 0; which < 2; which++) {
+		size_t i = find_shdr_named(&orig, which ? ".eh_frame_hdr" :
+					   ".eh_frame");
+		Elf64_Shdr sh;
+
+		check(i != 0, "hostile-eh-frame-setup", "no %s in %s",
+		      which ? ".eh_frame_hdr" : ".eh_frame", src);
+		if (!i)
+			continue;
+		memcpy(&sh, shdr(&orig, i), sizeof(sh));
+		if (!sh.sh_size || sh.sh_offset + sh.sh_size > orig.n)
+			continue;
+		for (int round = 0; round < 150; round++) {
+			memcpy(b.p, orig.p, b.n);
+			for (int k = 0; k < 1 + round % 16; k++)
+				b.p[sh.sh_offset + rnd() % sh.sh_size] =
+					(unsigned char)rnd();
+			try_file(path, b.p, b.n);
+		}
+	}
 	check(hostile_files > 400, "hostile-elf",
 	      "only %lu files tried", hostile_files);
-	printf("# %lu hostile files, %lu lookups resolved\n", hostile_files,
-	       hostile_resolved);
+	printf("# %lu hostile files, %lu lookups resolved, %lu frame rules found\n",
+	       hostile_files, hostile_resolved, hostile_cfa);
 	remove(path);
 	free(b.p);
 	free(orig.p);

@@ -20,6 +20,7 @@
 #include "cmd/output.h"
 #include "cmd/source.h"
 #include "device/device.h"
+#include "lib/cpulist.h"
 #include "lib/util.h"
 #include "profile/snapshot.h"
 
@@ -31,7 +32,9 @@ struct record_env {
 	uint32_t nr_pids;
 	double duration;	/* seconds; 0: until the end */
 	bool kernel_only, user_only, idle, per_cpu;
-	const char *cpus;
+	const char *cpus;	/* the list as given; NULL: the default CPUs */
+	const char *cpus_opt;	/* how it was given: "--cpus" or "-C" */
+	struct cpuset cpuset;	/* the CPUs of the list */
 	uint16_t kernel_depth, user_depth;
 	const char *raw_path;
 	bool quiet;
@@ -71,8 +74,9 @@ static void usage(FILE *out)
 "  -K, --kernel-only      kernel stacks only (user code is not recorded)\n"
 "  -U, --user-only        user stacks only (kernel threads not recorded)\n"
 "      --idle             record idle CPUs too (default: counted only)\n"
-"      --cpus LIST        only these CPUs, e.g. 0-3,8 (default: all but those\n"
-"                         isolated with nohz_full= or isolcpus=)\n"
+"  -C, --cpus LIST        only these CPUs, e.g. 0-3,8; each must be online\n"
+"                         (default: all but those isolated with nohz_full=\n"
+"                         or isolcpus=, which a list may name)\n"
 "      --per-cpu          keep CPUs apart; each stack gets a cpu-N root\n"
 "      --kernel-depth N   kernel frames kept, 1..%d (default %d)\n"
 "      --user-depth N     user frames kept, 1..%d (default %d)\n"
@@ -96,6 +100,7 @@ static void usage(FILE *out)
 "  flamestat record -F 4999 -o build.svg -- make -j8\n"
 "  flamestat record -p 1234 -d 30 --format report\n"
 "  flamestat record -K --idle -d 5 > kernel.folded\n"
+"  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
@@ -109,7 +114,7 @@ static void usage(FILE *out)
 }
 
 enum {
-	OPT_IDLE = 0x300, OPT_CPUS, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
+	OPT_IDLE = 0x300, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
 	OPT_FORMAT, OPT_RAW, OPT_HEADER, OPT_FORCE,
 };
 
@@ -121,7 +126,9 @@ static const struct option own_options[] = {
 	{ "kernel-only", no_argument, NULL, 'K' },
 	{ "user-only", no_argument, NULL, 'U' },
 	{ "idle", no_argument, NULL, OPT_IDLE },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "cpus", required_argument, NULL, 'C' },
+	/* perf's spelling; "--cpu" would otherwise be ambiguous with --cpu-root */
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "kernel-depth", required_argument, NULL, OPT_KDEPTH },
 	{ "user-depth", required_argument, NULL, OPT_UDEPTH },
@@ -159,41 +166,80 @@ static int parse_pids(struct record_env *e, const char *arg)
 	return ret;
 }
 
-/* "0-3,8" into the config's CPU mask; CPUs must exist here. */
-static int parse_cpus(const char *list, uint32_t nr_cpu_ids,
-		      struct flamestat_config *cfg)
-{
-	char *copy = xstrdup(list), *tok, *save = NULL, *dash;
-	uint64_t lo, hi, c;
-	int ret = 0;
+#define SYS_CPU "/sys/devices/system/cpu/"
 
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		dash = strchr(tok, '-');
-		if (dash)
-			*dash = '\0';
-		if (parse_u64(tok, 0, FLAMESTAT_MAX_CPUS - 1, &lo) ||
-		    (dash && parse_u64(dash + 1, 0, FLAMESTAT_MAX_CPUS - 1,
-				       &hi))) {
-			fs_err("--cpus '%s': expected a list like 0-3,8", list);
-			ret = -1;
-			break;
-		}
-		if (!dash)
-			hi = lo;
-		if (lo > hi || hi >= nr_cpu_ids) {
-			fs_err("--cpus '%s': this machine has CPUs 0-%u", list,
-			       nr_cpu_ids - 1);
-			ret = -1;
-			break;
-		}
-		for (c = lo; c <= hi; c++)
-			cfg->cpus[c / 64] |= 1ULL << (c % 64);
+/*
+ * The CPU list of --cpus/-C into e->cpuset, checked against the CPUs this
+ * machine has (possible) and those online now, so that a CPU that cannot
+ * be sampled is named here rather than refused by the module. A file of
+ * /sys that cannot be read leaves its check to the module. Returns 0, or -1
+ * after saying which CPU and why.
+ */
+static int parse_cpus(struct record_env *e)
+{
+	const char *opt = e->cpus_opt, *list = e->cpus;
+	struct cpuset possible, online, bad;
+	char want[256], have[256];
+	uint64_t beyond;
+
+	if (cpulist_parse(list, &e->cpuset, &beyond)) {
+		fs_err("%s '%s': expected a list of CPUs like 0-3,8", opt, list);
+		return -1;
 	}
-	free(copy);
-	if (!ret)
-		cfg->flags |= FLAMESTAT_CFG_CPUMASK;
-	return ret;
+	if (!cpulist_read(SYS_CPU "possible", &possible)) {
+		cpulist_format(&possible, have, sizeof(have));
+		if (beyond != UINT64_MAX) {
+			fs_err("%s '%s': CPU %llu does not exist: this machine has CPU%s %s",
+			       opt, list, (unsigned long long)beyond,
+			       cpuset_count(&possible) > 1 ? "s" : "", have);
+			return -1;
+		}
+		if (cpuset_andnot(&e->cpuset, &possible, &bad)) {
+			cpulist_format(&bad, want, sizeof(want));
+			fs_err("%s '%s': CPU%s %s do%s not exist: this machine has CPU%s %s",
+			       opt, list, cpuset_count(&bad) > 1 ? "s" : "",
+			       want, cpuset_count(&bad) > 1 ? "" : "es",
+			       cpuset_count(&possible) > 1 ? "s" : "", have);
+			return -1;
+		}
+	} else if (beyond != UINT64_MAX) {
+		fs_err("%s '%s': CPU %llu does not exist: flamestat samples CPUs 0-%d at most",
+		       opt, list, (unsigned long long)beyond,
+		       FLAMESTAT_MAX_CPUS - 1);
+		return -1;
+	}
+	if (!cpulist_read(SYS_CPU "online", &online) &&
+	    cpuset_andnot(&e->cpuset, &online, &bad)) {
+		unsigned int n = cpuset_count(&bad);
+
+		cpulist_format(&bad, want, sizeof(want));
+		cpulist_format(&online, have, sizeof(have));
+		if (n > 1)
+			fs_err("%s '%s': CPUs %s are offline (online: %s): bring them online (echo 1 > " SYS_CPU "cpuN/online) or leave them out",
+			       opt, list, want, have);
+		else
+			fs_err("%s '%s': CPU %s is offline (online: %s): bring it online (echo 1 > " SYS_CPU "cpu%s/online) or leave it out",
+			       opt, list, want, have, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* The module's own limit, when /sys could not say which CPUs exist. */
+static int check_cpus_module(const struct record_env *e, uint32_t nr_cpu_ids)
+{
+	struct cpuset all = { { 0 } }, bad;
+	char want[256];
+
+	for (uint32_t c = 0; c < nr_cpu_ids && c < FLAMESTAT_MAX_CPUS; c++)
+		all.w[c / 64] |= 1ULL << (c % 64);
+	if (!cpuset_andnot(&e->cpuset, &all, &bad))
+		return 0;
+	cpulist_format(&bad, want, sizeof(want));
+	fs_err("%s '%s': CPU%s %s do%s not exist: this machine has CPUs 0-%u",
+	       e->cpus_opt, e->cpus, cpuset_count(&bad) > 1 ? "s" : "", want,
+	       cpuset_count(&bad) > 1 ? "" : "es", nr_cpu_ids - 1);
+	return -1;
 }
 
 static int parse_args(struct record_env *e, int argc, char **argv)
@@ -208,7 +254,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 
 	free(longopts);
 	/* '+': stop at the command's first word, so its options stay its own. */
-	while ((c = getopt_long(argc, argv, "+ap:d:F:KUo:qh", all,
+	while ((c = getopt_long(argc, argv, "+ap:d:F:KUC:o:qh", all,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -245,9 +291,17 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		case OPT_IDLE:
 			e->idle = true;
 			break;
-		case OPT_CPUS:
+		case 'C': {
+			/* The word of the option: "-C1", "-C 1", "--cpus=1", ... */
+			const char *w = optarg == argv[optind - 1] ?
+					argv[optind - 2] : argv[optind - 1];
+
 			e->cpus = optarg;
+			e->cpus_opt = strncmp(w, "--", 2) ? "-C" :
+				      !strncmp(w, "--cpus", 6) ? "--cpus" :
+				      "--cpu";
 			break;
+		}
 		case OPT_PER_CPU:
 			e->per_cpu = true;
 			e->src.fold.per_cpu = true;
@@ -334,6 +388,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	}
 	if (e->per_cpu)
 		e->out.report.skip_roots++;
+	/* (a CPU that cannot be sampled is no matter for --help) */
+	if (e->cpus && parse_cpus(e))
+		return EXIT_USAGE;
 	return 0;
 usage:
 	fprintf(stderr, "Try 'flamestat record --help'.\n");
@@ -519,7 +576,10 @@ static void build_config(const struct record_env *e, pid_t child,
 	cfg->flags = (e->user_only ? 0 : FLAMESTAT_CFG_KERNEL) |
 		     (e->kernel_only ? 0 : FLAMESTAT_CFG_USER) |
 		     (e->idle ? FLAMESTAT_CFG_IDLE : 0) |
-		     (e->per_cpu ? FLAMESTAT_CFG_PERCPU : 0);
+		     (e->per_cpu ? FLAMESTAT_CFG_PERCPU : 0) |
+		     (e->cpus ? FLAMESTAT_CFG_CPUMASK : 0);
+	/* The mask goes with its flag: without it the module refuses one. */
+	memcpy(cfg->cpus, e->cpuset.w, sizeof(cfg->cpus));
 	cfg->freq_hz = e->freq;
 	cfg->kernel_depth = e->kernel_depth;
 	cfg->user_depth = e->user_depth;
@@ -536,11 +596,15 @@ static void build_config(const struct record_env *e, pid_t child,
 
 /*
  * What the user should know about the recording, on stderr. @max_pct: the
- * module's cpu_max_percent, -1 when unknown.
+ * module's cpu_max_percent, -1 when unknown. @m: what folding the stacks
+ * found (frame pointers at the user leaves), NULL when they were not
+ * folded (raw output only).
  */
 static void summary(const struct record_env *e, const struct flamestat_stats *st,
-		    int max_pct, const char *where)
+		    int max_pct, const struct profile_meta *m,
+		    const char *where)
 {
+	char note[640];
 	uint64_t drops = total_drops(st);
 	uint64_t lost = st->dropped[FLAMESTAT_DROP_CPU_TABLE_FULL] +
 			st->dropped[FLAMESTAT_DROP_TABLE_FULL] +
@@ -585,6 +649,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 		fs_warn("%llu kernel and %llu user stacks were cut at the depth limit (marked [truncated]); raise --kernel-depth/--user-depth",
 			(unsigned long long)st->kernel_truncated,
 			(unsigned long long)st->user_truncated);
+	if (m && profile_frameless_note(m, false, note, sizeof(note)))
+		fs_warn("%s", note);
 }
 
 /*
@@ -658,12 +724,15 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 	return got_signal;
 }
 
-static int write_outputs(struct record_env *e, struct snapshot *s)
+/* @m: the metadata of the folded profile, when one was made. */
+static int write_outputs(struct record_env *e, struct snapshot *s,
+			 struct profile_meta *m, bool *folded)
 {
 	enum out_format f = out_format_resolve(&e->out);
 	struct profile *p;
 	int ret = 0;
 
+	*folded = false;
 	if (e->raw_path && snapshot_save(s, e->raw_path))
 		ret = -1;
 	if (f == OUT_RAW) {
@@ -684,6 +753,11 @@ static int write_outputs(struct record_env *e, struct snapshot *s)
 	p = profile_new();
 	if (src_fold_snapshot(s, true, &e->src, p) || out_write(p, &e->out))
 		ret = -1;
+	*m = *profile_meta(p);
+	m->title = NULL;
+	if (m->frameless_top)
+		m->frameless_top = xstrdup(m->frameless_top);
+	*folded = true;
 	profile_free(p);
 	return ret;
 }
@@ -729,7 +803,8 @@ int do_record(int argc, char **argv)
 	struct child ch = { 0 };
 	struct snapshot s;
 	struct flamestat_stats st;
-	bool was_running;
+	struct profile_meta meta;
+	bool was_running, folded = false;
 	char err[256];
 	void *buf;
 	size_t size;
@@ -742,7 +817,7 @@ int do_record(int argc, char **argv)
 	ret = fs_dev_open(&dev, true);
 	if (ret)
 		return ret;
-	if (e.cpus && parse_cpus(e.cpus, dev.version.nr_cpu_ids, &cfg)) {
+	if (e.cpus && check_cpus_module(&e, dev.version.nr_cpu_ids)) {
 		fs_dev_close(&dev);
 		return EXIT_USAGE;
 	}
@@ -828,11 +903,15 @@ int do_record(int argc, char **argv)
 		goto out_child;
 	}
 	/* Interrupted: the output is written, and the status says so. */
-	ret = write_outputs(&e, &s) ? EXIT_FAIL : sig ? 128 + sig : EXIT_OK;
+	ret = write_outputs(&e, &s, &meta, &folded) ? EXIT_FAIL :
+	      sig ? 128 + sig : EXIT_OK;
 	if (!e.quiet && ret != EXIT_FAIL)
 		summary(&e, &s.hdr.stats, fs_module_cpu_max_percent(),
+			folded ? &meta : NULL,
 			e.out.path && strcmp(e.out.path, "-") ? e.out.path :
 			"standard output");
+	if (folded)
+		free(meta.frameless_top);
 	snapshot_free(&s);
 
 out_child:

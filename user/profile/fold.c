@@ -84,21 +84,15 @@ static struct file_cache *cache_of(struct file_cache *fc,
 	return &fc[f - s->files];
 }
 
-static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
-			      struct file_cache *fc, const struct snap_proc *proc,
-			      uint64_t addr, bool is_ret)
+/* The symbol table of the file mapped at @m, in @proc's root. */
+static struct elfsym_file *file_handle(const struct snapshot *s,
+				       struct symbolizer *sym,
+				       struct file_cache *fc,
+				       const struct snap_proc *proc,
+				       const struct snap_map *m)
 {
-	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
-	struct file_cache *c;
+	struct file_cache *c = cache_of(fc, s, m->file);
 
-	if (!m)
-		return symbolize_unknown(sym, addr);
-	if (m->flags & FLAMESTAT_MAPF_VDSO)
-		return symbolize_vdso(sym, addr - m->start, is_ret);
-	if (!m->file)
-		return symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
-				      is_ret);
-	c = cache_of(fc, s, m->file);
 	if (!c->looked_up && (proc->flags & FLAMESTAT_PROCF_OWN_ROOT)) {
 		struct procroot root = {
 			.tgid = proc->tgid,
@@ -118,8 +112,147 @@ static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
 					   m->file->build_id_size);
 		c->looked_up = true;
 	}
-	return symbolize_user(sym, c->handle, addr - m->start + m->pgoff,
-			      is_ret);
+	return c->handle;
+}
+
+static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
+			      struct file_cache *fc, const struct snap_proc *proc,
+			      uint64_t addr, bool is_ret)
+{
+	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
+
+	if (!m)
+		return symbolize_unknown(sym, addr);
+	if (m->flags & FLAMESTAT_MAPF_VDSO)
+		return symbolize_vdso(sym, addr - m->start, is_ret);
+	if (!m->file)
+		return symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
+				      is_ret);
+	return symbolize_user(sym, file_handle(s, sym, fc, proc, m),
+			      addr - m->start + m->pgoff, is_ret);
+}
+
+/*
+ * The user leaves whose frame pointer was not set up, by object and
+ * function (frame strings are the symbolizer's, so their pointers are
+ * keys): open addressing, power-of-two size.
+ */
+struct leaf_count {
+	const char *object;	/* basename, "[vdso]" */
+	const char *frame;	/* the leaf's frame string */
+	uint64_t count;
+};
+
+struct leaves {
+	struct leaf_count *slots;
+	size_t nr, cap;
+	uint64_t user;		/* samples with a user leaf */
+	uint64_t frameless;	/* of which at no frame pointer */
+};
+
+static void leaves_add(struct leaves *l, const char *object,
+		       const char *frame, uint64_t count)
+{
+	size_t i;
+
+	if (2 * (l->nr + 1) > l->cap) {
+		struct leaf_count *old = l->slots;
+		size_t cap = l->cap ? l->cap * 2 : 64, j;
+
+		l->slots = xcalloc(cap, sizeof(*l->slots));
+		for (j = 0; j < l->cap; j++) {
+			if (!old[j].frame)
+				continue;
+			i = ((uintptr_t)old[j].frame * 0x9e3779b97f4a7c15ULL >>
+			     7) & (cap - 1);
+			while (l->slots[i].frame)
+				i = (i + 1) & (cap - 1);
+			l->slots[i] = old[j];
+		}
+		free(old);
+		l->cap = cap;
+	}
+	i = ((uintptr_t)frame * 0x9e3779b97f4a7c15ULL >> 7) & (l->cap - 1);
+	while (l->slots[i].frame &&
+	       (l->slots[i].frame != frame || l->slots[i].object != object))
+		i = (i + 1) & (l->cap - 1);
+	if (!l->slots[i].frame) {
+		l->slots[i].frame = frame;
+		l->slots[i].object = object;
+		l->nr++;
+	}
+	l->slots[i].count += count;
+}
+
+static int leaf_cmp(const void *a, const void *b)
+{
+	const struct leaf_count *x = a, *y = b;
+	int r;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	r = strcmp(x->object, y->object);
+	return r ? r : strcmp(x->frame, y->frame);
+}
+
+/* "libc.so.6 memcpy 61.2%, ..." of the most frequent three, or NULL. */
+static char *leaves_top(struct leaves *l)
+{
+	struct strbuf sb = { 0 };
+	char share[16];
+	size_t i, n = 0, len;
+
+	for (i = 0; i < l->cap; i++)
+		if (l->slots[i].frame)
+			l->slots[n++] = l->slots[i];
+	qsort(l->slots, n, sizeof(*l->slots), leaf_cmp);
+	for (i = 0; i < n && i < 3; i++) {
+		const struct leaf_count *c = &l->slots[i];
+
+		len = strlen(c->object);
+		/* An unnamed leaf is "libc.so.6+0x9be75" already. */
+		if (!strncmp(c->frame, c->object, len) && c->frame[len] == '+')
+			sb_addf(&sb, "%s%s", i ? ", " : "", c->frame);
+		else
+			sb_addf(&sb, "%s%s %s", i ? ", " : "", c->object,
+				c->frame);
+		sb_addf(&sb, " %s", fmt_share(share, sizeof(share), c->count,
+					      l->user));
+	}
+	if (n > 3)
+		sb_adds(&sb, ", ...");
+	return sb.buf;
+}
+
+/*
+ * Counts @count samples whose user leaf is at @addr, named @frame: at an
+ * address where its object's frame rules say no frame pointer is set up,
+ * the frame-pointer walk skipped the leaf function's caller.
+ */
+static void leaf_check(const struct snapshot *s, struct symbolizer *sym,
+		       struct file_cache *fc, const struct snap_proc *proc,
+		       uint64_t addr, const char *frame, uint64_t count,
+		       struct leaves *l)
+{
+	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
+	enum elfsym_cfa cfa = ELFSYM_CFA_UNKNOWN;
+	const char *object = NULL;
+
+	l->user += count;
+	if (!m)
+		return;
+	if (m->flags & FLAMESTAT_MAPF_VDSO) {
+		cfa = symbolize_vdso_cfa(sym, addr - m->start);
+		object = "[vdso]";
+	} else if (m->file) {
+		cfa = elfsym_file_cfa(file_handle(s, sym, fc, proc, m),
+				      addr - m->start + m->pgoff);
+		object = path_basename(m->file->path);
+	}
+	if (cfa != ELFSYM_CFA_NO_FP)
+		return;
+	l->frameless += count;
+	leaves_add(l, object, frame, count);
 }
 
 static const char *kernel_frame(const struct snapshot *s,
@@ -142,6 +275,7 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 	size_t cap = 64, i;
 	const char **frames = xcalloc(cap, sizeof(*frames));
 	struct strbuf cpu = { 0 }, comm = { 0 };
+	struct leaves leaves = { 0 };
 	struct profile_meta meta;
 	int ret = 0;
 
@@ -173,6 +307,9 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 			frames[n++] = user_frame(s, sym, fc, proc,
 						 r->frames[r->nr_kernel + j],
 						 j > 0);
+		if (nu)
+			leaf_check(s, sym, fc, proc, r->frames[r->nr_kernel],
+				   frames[n - 1], r->count, &leaves);
 		if (o->delimiter && nu && nk)
 			frames[n++] = "-";
 		/* Markers, not symbols: neither named nor counted as such. */
@@ -190,7 +327,16 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		}
 	}
 	fold_meta(s, &meta);
+	if (leaves.user) {
+		meta.present |= PROFILE_META_FRAMELESS;
+		meta.user_samples = leaves.user;
+		meta.frameless = leaves.frameless;
+		if (leaves.frameless)
+			meta.frameless_top = leaves_top(&leaves);
+	}
 	profile_set_meta(p, &meta);
+	free(meta.frameless_top);
+	free(leaves.slots);
 	sb_free(&cpu);
 	sb_free(&comm);
 	free(frames);

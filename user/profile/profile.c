@@ -91,6 +91,7 @@ void profile_free(struct profile *p)
 	free(p->stack_slots);
 	free(p->events);
 	free(p->meta.title);
+	free(p->meta.frameless_top);
 	free(p);
 }
 
@@ -551,13 +552,17 @@ const struct profile_meta *profile_meta(const struct profile *p)
 
 void profile_set_meta(struct profile *p, const struct profile_meta *m)
 {
-	char *title = NULL;
+	char *title = NULL, *top = NULL;
 
 	if (m->present & PROFILE_META_TITLE)
 		title = xstrdup(m->title ? m->title : "");
+	if ((m->present & PROFILE_META_FRAMELESS) && m->frameless_top)
+		top = xstrdup(m->frameless_top);
 	free(p->meta.title);
+	free(p->meta.frameless_top);
 	p->meta = *m;
 	p->meta.title = title;
+	p->meta.frameless_top = top;
 }
 
 void profile_merge_meta(struct profile *p, const struct profile_meta *src)
@@ -587,6 +592,12 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 	if ((src->present & PROFILE_META_TITLE) &&
 	    !(had & PROFILE_META_TITLE))
 		d->title = xstrdup(src->title ? src->title : "");
+	if (src->present & PROFILE_META_FRAMELESS) {
+		d->user_samples += src->user_samples;
+		d->frameless += src->frameless;
+		if (!d->frameless_top && src->frameless_top)
+			d->frameless_top = xstrdup(src->frameless_top);
+	}
 	d->present |= src->present;
 }
 
@@ -605,5 +616,27 @@ bool profile_throttle_note(const struct profile_meta *m, char *buf,
 	else
 		snprintf(buf, size, "sampled below the requested rate on some CPUs: %llu periods skipped by self-throttling",
 			 (unsigned long long)m->throttled);
+	return true;
+}
+
+bool profile_frameless_note(const struct profile_meta *m, bool brief,
+			    char *buf, size_t size)
+{
+	char share[16];
+
+	if (!(m->present & PROFILE_META_FRAMELESS) || !m->frameless ||
+	    m->frameless > m->user_samples ||
+	    (double)m->frameless <
+	    PROFILE_FRAMELESS_NOTE_MIN * (double)m->user_samples)
+		return false;
+	fmt_share(share, sizeof(share), m->frameless, m->user_samples);
+	if (brief)
+		snprintf(buf, size, "%s of the user stacks end in code without a frame pointer: their leaf's caller is missing",
+			 share);
+	else
+		snprintf(buf, size, "%s of the samples with a user stack have their leaf in code without a frame pointer%s%s%s: the caller of such a function is missing from its stack and its time shows in the caller's caller (docs/GUIDE.md, \"Code without frame pointers\")",
+			 share, m->frameless_top ? " (" : "",
+			 m->frameless_top ? m->frameless_top : "",
+			 m->frameless_top ? ")" : "");
 	return true;
 }

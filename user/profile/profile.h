@@ -39,15 +39,19 @@ enum profile_meta_field {
 	PROFILE_META_TITLE = 1u << 7,
 	PROFILE_META_THROTTLED = 1u << 8,
 	PROFILE_META_PERIODS = 1u << 9,
+	PROFILE_META_FRAMELESS = 1u << 10,
 };
 
 /*
  * What flamestat's own folded header says about the recording, from
  * "# flamestat: samples=N recorded=N dropped=N throttled=N periods=N
- * freq=HZ duration_ns=N cpus=N cost_ns=X title=TEXT" lines (throttled and
- * periods only when the sampler throttled itself). A field is meaningful
- * only when its bit is set in present. title is percent-encoded in the
- * file (%20 for a space) and decoded here; the profile owns the string.
+ * freq=HZ duration_ns=N cpus=N cost_ns=X user_samples=N frameless=N
+ * frameless_top=TEXT title=TEXT" lines (throttled and periods only when
+ * the sampler throttled itself; user_samples, frameless and frameless_top,
+ * one field, only from a recording whose user leaves were looked at). A
+ * field is meaningful only when its bit is set in present. Texts are
+ * percent-encoded in the file (%20 for a space) and decoded here; the
+ * profile owns the strings.
  */
 struct profile_meta {
 	unsigned int present;
@@ -66,6 +70,17 @@ struct profile_meta {
 	uint64_t cpus;		/* CPUs sampled */
 	double cost_ns;		/* mean sampler cost per sample, ns */
 	char *title;
+	/*
+	 * Of the samples with a user stack (user_samples), those whose leaf
+	 * is at an address where the frame pointer is not set up (no frame
+	 * pointer in that code, or the first or last instructions of a
+	 * function): the walk skipped the leaf function's caller. The
+	 * leaves most often so, as "libc.so.6 memcpy 61.2%, ..." (shares of
+	 * user_samples), or NULL.
+	 */
+	uint64_t user_samples;
+	uint64_t frameless;
+	char *frameless_top;
 };
 
 /* One stack, as returned by profile_stack(); valid until the next add. */
@@ -193,5 +208,18 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src);
  */
 bool profile_throttle_note(const struct profile_meta *m, char *buf,
 			   size_t size);
+
+/* Shares of the user samples below this get no frameless note. */
+#define PROFILE_FRAMELESS_NOTE_MIN	0.01
+
+/*
+ * When at least PROFILE_FRAMELESS_NOTE_MIN of the samples with a user
+ * stack have their leaf where no frame pointer is set up, the note saying
+ * what that does to the stacks, into buf, and true; else false and buf
+ * untouched. @brief: one short line, for a graph; otherwise the whole
+ * sentence, with the leaves and where the guide explains it.
+ */
+bool profile_frameless_note(const struct profile_meta *m, bool brief,
+			    char *buf, size_t size);
 
 #endif

@@ -140,6 +140,10 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 		  offsetof(struct profile_meta, duration_ns) },
 		{ "cpus", PROFILE_META_CPUS,
 		  offsetof(struct profile_meta, cpus) },
+		{ "user_samples", PROFILE_META_FRAMELESS,
+		  offsetof(struct profile_meta, user_samples) },
+		{ "frameless", PROFILE_META_FRAMELESS,
+		  offsetof(struct profile_meta, frameless) },
 	};
 	size_t i = strlen(META_PREFIX), k;
 
@@ -163,6 +167,12 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 			free(r->meta.title);
 			r->meta.title = percent_decode(s + eq + 1, end - eq - 1);
 			r->meta.present |= PROFILE_META_TITLE;
+			continue;
+		}
+		if (eq - start == 13 && !memcmp(s + start, "frameless_top", 13)) {
+			free(r->meta.frameless_top);
+			r->meta.frameless_top = percent_decode(s + eq + 1,
+							       end - eq - 1);
 			continue;
 		}
 		if (end - eq - 1 >= sizeof(val))
@@ -318,6 +328,7 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 			name, r.st->rounded - rounded0);
 	profile_merge_meta(p, &r.meta);
 	free(r.meta.title);
+	free(r.meta.frameless_top);
 	free(r.ids);
 	free(buf);
 	return ret;
@@ -358,6 +369,14 @@ static void write_header(const struct profile *p, FILE *f)
 		fprintf(f, " cpus=%" PRIu64, m->cpus);
 	if (m->present & PROFILE_META_COST)
 		fprintf(f, " cost_ns=%.17g", m->cost_ns);
+	if (m->present & PROFILE_META_FRAMELESS) {
+		fprintf(f, " user_samples=%" PRIu64 " frameless=%" PRIu64,
+			m->user_samples, m->frameless);
+		if (m->frameless_top) {
+			fputs(" frameless_top=", f);
+			put_title(f, m->frameless_top);
+		}
+	}
 	if ((m->present & PROFILE_META_TITLE) && m->title) {
 		fputs(" title=", f);
 		put_title(f, m->title);

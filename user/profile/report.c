@@ -43,7 +43,7 @@ static void write_header(const struct profile *p, uint64_t total,
 			 FILE *out)
 {
 	const struct profile_meta *m = profile_meta(p);
-	char note[160];
+	char note[640];
 
 	fprintf(out, "# flamestat report: %llu samples",
 		(unsigned long long)total);
@@ -62,6 +62,8 @@ static void write_header(const struct profile *p, uint64_t total,
 		fprintf(out, ", sampler cost %.0f ns/sample", m->cost_ns);
 	fputc('\n', out);
 	if (profile_throttle_note(m, note, sizeof(note)))
+		fprintf(out, "# note: %s\n", note);
+	if (profile_frameless_note(m, false, note, sizeof(note)))
 		fprintf(out, "# note: %s\n", note);
 }
 

@@ -538,9 +538,12 @@ static void write_text(struct strbuf *sb, const char *id, const char *cls,
  * What the reader must know before trusting the widths (the sampler
  * throttled itself): a line of its own under the title, in red.
  */
-static void write_notice(struct strbuf *sb, double y, const char *text)
+static void write_notice(struct strbuf *sb, const char *id, double y,
+			 const char *text)
 {
-	sb_adds(sb, "<text id=\"notice\" x=\"50%\" y=\"");
+	sb_adds(sb, "<text id=\"");
+	sb_adds(sb, id);
+	sb_adds(sb, "\" x=\"50%\" y=\"");
 	add_px(sb, y);
 	sb_adds(sb, "\" text-anchor=\"middle\" fill=\"#b00000\">");
 	add_text(sb, text);
@@ -578,9 +581,11 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p) };
 	struct strbuf meta = { 0 };
 	double fs = o->font_size, bottom = fs * 2 + 10, y;
-	char xbuf[32], note[160];
+	char xbuf[32], note[160], fp_note[160];
 	bool throttled = profile_throttle_note(profile_meta(p), note,
 					       sizeof(note));
+	bool frameless = profile_frameless_note(profile_meta(p), true,
+						fp_note, sizeof(fp_note));
 	size_t i;
 	int ret;
 
@@ -598,7 +603,7 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	meta_line(&w, &meta);
 	w.scale = ((double)o->width - 2 * XPAD) / (double)w.l.total;
 	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0) +
-		(throttled ? fs * 1.5 : 0);
+		(throttled ? fs * 1.5 : 0) + (frameless ? fs * 1.5 : 0);
 	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +
 		   bottom;
 	sb_grow(&w.sb, 48 * w.l.n + 65536);
@@ -618,7 +623,11 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	}
 	if (throttled) {
 		y += fs * 1.5;
-		write_notice(&w.sb, y, note);
+		write_notice(&w.sb, "notice", y, note);
+	}
+	if (frameless) {
+		y += fs * 1.5;
+		write_notice(&w.sb, "notice-frameless", y, fp_note);
 	}
 	write_text(&w.sb, "unzoom", "hide", "10", fs * 2, "Reset Zoom");
 	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);

@@ -50,6 +50,7 @@ static void file_free(struct elfsym_file *f)
 				free(f->demangled[i]);
 		free(f->demangled);
 	}
+	cfi_free(f);
 	free(f->path);
 	free(f->symsrc);
 	free(f->segs);
@@ -115,6 +116,7 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 
 	if (bin.elf) {
 		load_segments(f, bin.elf, false);
+		cfi_source(f, &bin);
 		if (!has_symtab(bin.elf) &&
 		    !debug_by_build_id(c, want, want_len, &dbg))
 			debug_by_link(c, &bin, f->path, &dbg);
@@ -237,7 +239,10 @@ struct elfsym_file *elfsym_open_image(struct elfsym_cache *c,
 			f->status = ELFSYM_NOT_ELF;
 	}
 	eh_close(&h);
-	free(copy);
+	if (f->nr_segs)
+		cfi_image(f, copy, size);	/* the entry keeps the copy */
+	else
+		free(copy);
 	account(c, f);
 	return f;
 }

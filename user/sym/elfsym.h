@@ -68,6 +68,18 @@
  * always lies inside the call instruction. The offset reported in the
  * result is still that of the address given.
  *
+ * Frame pointers. elfsym_file_cfa() says, for an address, whether a walk
+ * of the frame-pointer chain from there finds the caller of its function:
+ * only where the file's call frame information (.eh_frame, read with libdw
+ * on first use from the same file the segments came from, by device and
+ * inode) computes the canonical frame address from the frame pointer
+ * (%rbp, %ebp). Elsewhere (from %rsp: code built without frame pointers,
+ * or the first and last instructions of any function) the frame pointer
+ * still holds the caller's frame, and the walk's next frame is the caller's
+ * caller. A file without .eh_frame, an address without an FDE, an entry
+ * whose symbols came from a debug file alone (no binary) or a file
+ * replaced since: unknown.
+ *
  * Lifetime. Names returned are owned by the cache and stay valid until
  * elfsym_cache_free(). Not thread-safe.
  */
@@ -144,6 +156,15 @@ bool elfsym_lookup(struct elfsym_cache *cache, const char *path,
 		   const unsigned char *build_id, size_t build_id_len,
 		   uint64_t file_offset, bool is_return_addr,
 		   struct elfsym_result *out);
+
+enum elfsym_cfa {
+	ELFSYM_CFA_UNKNOWN,	/* no frame rule for the address */
+	ELFSYM_CFA_FP,		/* from the frame pointer: its frame is set up */
+	ELFSYM_CFA_NO_FP,	/* from another register: no frame record */
+};
+
+/* How the canonical frame address is found at file_offset (see above). */
+enum elfsym_cfa elfsym_file_cfa(struct elfsym_file *file, uint64_t file_offset);
 
 enum elfsym_status elfsym_file_status(const struct elfsym_file *file);
 /* The path the entry was opened with, as recorded. */

@@ -51,6 +51,15 @@ struct elfsym_file {
 	size_t nr_syms;
 	char *names;			/* NUL-terminated names */
 	char **demangled;		/* per symbol, filled on first use */
+	/* Frame rules (.eh_frame), read on the first elfsym_file_cfa(). */
+	char *cfi_path;			/* the file the segments came from */
+	dev_t cfi_dev;
+	ino_t cfi_ino;
+	bool cfi_tried;
+	void *cfi_image;		/* an image's copy (the vDSO) */
+	Elf *cfi_elf;
+	struct Dwarf_CFI_s *cfi;	/* libdw's Dwarf_CFI */
+	unsigned int cfi_fp;		/* DWARF number of the frame pointer */
 };
 
 struct elfsym_cache {
@@ -88,6 +97,17 @@ bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 		       size_t len, struct ehandle *out);
 bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
 		   const char *recorded_path, struct ehandle *out);
+
+/* elfsym_lookup.c: a file offset to an ELF address, by the segments. */
+bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
+			    uint64_t *vaddr);
+
+/* elfsym_cfi.c: the frame rules, from the file (its path, device and
+ * inode, opened again on first use) or from an image, whose copy the entry
+ * then owns. */
+void cfi_source(struct elfsym_file *f, const struct ehandle *h);
+void cfi_image(struct elfsym_file *f, void *copy, size_t size);
+void cfi_free(struct elfsym_file *f);
 
 /* elfsym_symtab.c: an entry's symbols and segments. */
 void load_symbols(struct elfsym_file *f, struct ehandle *bin,

@@ -11,7 +11,7 @@
 /* How far a lookup walks back over symbols that end before the address. */
 #define MAX_WALK_BACK	32
 
-static bool offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
+bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
 			    uint64_t *vaddr)
 {
 	for (size_t i = 0; i < f->nr_segs; i++)
@@ -82,7 +82,7 @@ bool elfsym_file_lookup(struct elfsym_file *f, uint64_t off, bool is_ret,
 	if (is_ret && !off)
 		return false;
 	look = is_ret ? off - 1 : off;
-	if (!offset_to_vaddr(f, look, &vaddr))
+	if (!elfsym_offset_to_vaddr(f, look, &vaddr))
 		return false;
 	out->vaddr = is_ret ? vaddr + 1 : vaddr;
 	s = find_sym(f, vaddr);

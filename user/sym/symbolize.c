@@ -403,6 +403,13 @@ const char *symbolize_vdso(struct symbolizer *s, uint64_t off, bool is_ret)
 	return internf(s, "[vdso]+0x%llx", (unsigned long long)off);
 }
 
+enum elfsym_cfa symbolize_vdso_cfa(struct symbolizer *s, uint64_t off)
+{
+	if (!s->vdso && s->opts.local_vdso)
+		s->vdso = local_vdso(s);
+	return s->vdso ? elfsym_file_cfa(s->vdso, off) : ELFSYM_CFA_UNKNOWN;
+}
+
 static const char *kernel_addr(struct symbolizer *s, uint64_t addr)
 {
 	return internf(s, "0x%llx%s", (unsigned long long)addr,

@@ -108,6 +108,13 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 const char *symbolize_vdso(struct symbolizer *s, uint64_t offset,
 			   bool is_return_addr);
 
+/*
+ * Whether the frame-pointer walk found the caller of the function at a
+ * leaf in the vDSO (elfsym_file_cfa(); for a file's frames, call that on
+ * the symbolize_file() handle). Unknown unless opts.local_vdso.
+ */
+enum elfsym_cfa symbolize_vdso_cfa(struct symbolizer *s, uint64_t offset);
+
 /* A kernel address, named from kallsyms. */
 const char *symbolize_kernel(struct symbolizer *s, uint64_t addr,
 			     bool is_return_addr);
