@@ -38,11 +38,13 @@ libc=$(fs_sum "$FS_TMP/libs.sym" '^shortlived;(.*;)?main;child_libs_main;(.*;)?l
 dl=$(fs_sum "$FS_TMP/libs.sym" '^shortlived;(.*;)?main;child_libs_main;child_dl;lib_hot;lib_inner(;[^;]*_\[k\])*$')
 log "$total samples under main: $raw with a bare address, $own in child_leaf, $libc with a libc leaf, $dl in lib_hot;lib_inner"
 sort -t' ' -k2 -n -r "$FS_TMP/raw.sym" | head -n 5 | sed 's/^/#   /'
-# 300 x 10 ms of CPU at 997 Hz: about 3000 samples, 1000 per part.
+# 300 x 10 ms of CPU at 997 Hz: about 3000 samples, 1000 per part; part of
+# each part is the clock_gettime() system calls that time it, more so on a
+# debug kernel, so each is asked for a tenth.
 expect_ge "children sampled under main" "$total" 1000
 expect_eq "no bare address in their stacks" "$raw" 0
-expect_ge "their own code named (>= 20%, x5)" $((own * 5)) "$total"
-expect_ge "libc's memcpy named as libc.so.6+0x... (>= 20%, x5)" $((libc * 5)) "$total"
-expect_ge "the dlopen()ed library named lib_hot;lib_inner (>= 20%, x5)" $((dl * 5)) "$total"
+expect_ge "their own code named (>= 10%, x10)" $((own * 10)) "$total"
+expect_ge "libc's memcpy named as libc.so.6+0x... (>= 10%, x10)" $((libc * 10)) "$total"
+expect_ge "the dlopen()ed library named lib_hot;lib_inner (>= 10%, x10)" $((dl * 10)) "$total"
 check "unload" fs_unload
 finish
