@@ -17,9 +17,22 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
+# mapped FILE: wait (up to 120 s) until manymaps says it has mapped all,
+# which takes a debug kernel (kmemleak, KASAN) most of a minute.
+# shellcheck disable=SC2317 # called through check
+mapped() {
+	_i=0
+	until grep -q '^mapped' "$1" 2>/dev/null || [ "$_i" -ge 1200 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	grep -q '^mapped' "$1"
+}
+
 fs_load
-wl_bg manymaps 10000 8
-sleep 4
+wl_bg manymaps 10000 6 >"$FS_TMP/many.out"
+check "manymaps mapped its 10,000 regions" mapped "$FS_TMP/many.out"
+sleep 2
 t0=$(now_ms)
 check "read while it runs" fs_read "$FS_TMP/many.folded"
 log "reading the device took $(($(now_ms) - t0)) ms (a rescan of 4096 mappings merged with 4096)"
@@ -36,8 +49,9 @@ expect_ge "its own code resolves (>= 90% main;manymaps_leaf, x10 vs x9)" $((name
 check "unload" fs_unload
 
 fs_load max_procs=128
-wl_bg manymaps -f /tmp 1100 5
-sleep 3
+wl_bg manymaps -f /tmp 1100 4 >"$FS_TMP/files.out"
+check "manymaps -f mapped its 1100 files" mapped "$FS_TMP/files.out"
+sleep 1
 check "read while 1100 files are mapped" fs_read "$FS_TMP/files.folded"
 wl_wait || not_ok "manymaps -f failed"
 log "1100 files: maps_truncated $(fs_stat maps_truncated), procs $(fs_stat procs)"
