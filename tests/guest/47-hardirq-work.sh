@@ -51,9 +51,11 @@ awk '/ workqueue_queue_work: / {
 ours=$(grep -c '^fst_' "$FS_TMP/events")
 log "$(wc -l <"$FS_TMP/events") work items queued, $ours of them ours"
 grep '^fst_' "$FS_TMP/events" | awk '{print $1}' | sort | uniq -c | sed 's/^/# /'
-in_timer=$(grep -c ' fst_timer_fn\| fst_sample' "$FS_TMP/events")
+# Whole names: fst_sampler_swap and the like are process context.
+TIMER=' (fst_timer_fn|fst_sample)( |$)'
+in_timer=$(grep -cE "$TIMER" "$FS_TMP/events")
 expect_eq "no work queued from the sampling timer's callback" "$in_timer" 0
-grep ' fst_timer_fn\| fst_sample' "$FS_TMP/events" | head -n 3 | sed 's/^/#   /'
+grep -E "$TIMER" "$FS_TMP/events" | head -n 3 | sed 's/^/#   /'
 # The irq_work callbacks end in a tail call: the irq_work code stands for
 # them (irq_work_single, or irq_work_run_list where that is inlined; the
 # irq_work thread on PREEMPT_RT).
