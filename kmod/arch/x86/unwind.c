@@ -14,6 +14,44 @@
 #include "../../arch.h"
 #include "../../table.h"
 
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
+/*
+ * Hard-irq. Would the frame-pointer unwinder, started at @regs, report a
+ * bad stack (a kernel warning, "has bad 'bp' value") where the stack simply
+ * ends? It starts from regs->bp, and a zero one is "bad": code that runs
+ * before its frame is set up. A new kernel thread's ret_from_fork runs with
+ * bp = its copy_thread() regs, encoded (low bit set), whose own bp is zero:
+ * met that way (seen on 6.1 during CPU hotplug) the unwinder warns, where it
+ * ends quietly at the same regs met as the last frame. In both cases only
+ * the interrupted PC is known. ORC, which distribution kernels use, needs
+ * no frame pointer.
+ */
+static bool fst_fp_no_frames(struct pt_regs *regs)
+{
+	struct pt_regs *top = task_pt_regs(current);
+
+	if (!regs->bp)
+		return true;
+	return regs->bp == ((unsigned long)top | 1) && !user_mode(top) &&
+	       !top->bp;
+}
+
+/*
+ * Hard-irq. The same at a register frame met further up: a kernel one
+ * without a frame pointer has nothing beyond it, and the next step would
+ * report it as a bad stack.
+ */
+static bool fst_fp_regs_end(struct unwind_state *state)
+{
+	struct pt_regs *r = unwind_get_entry_regs(state, NULL);
+
+	return r && !user_mode(r) && !r->bp;
+}
+#else
+static bool fst_fp_no_frames(struct pt_regs *regs) { return false; }
+static bool fst_fp_regs_end(struct unwind_state *state) { return false; }
+#endif
+
 /**
  * fst_walk_kernel() - the interrupted kernel stack
  * @regs: the interrupted kernel registers; the walk starts there, so the
@@ -37,17 +75,8 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 	if (!max)
 		return 0;
 	frames[n++] = regs->ip;
-#ifdef CONFIG_UNWINDER_FRAME_POINTER
-	/*
-	 * The frame-pointer unwinder starts from regs->bp and reports a zero
-	 * one as a bad stack, with a kernel warning ("has bad 'bp' value"):
-	 * code that runs before a frame is set up, a new task on its way out
-	 * of ret_from_fork, has none. Only the interrupted PC is known then.
-	 * ORC, which distribution kernels use, needs no frame pointer.
-	 */
-	if (!regs->bp)
+	if (fst_fp_no_frames(regs))
 		return n;
-#endif
 	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
@@ -58,6 +87,8 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			break;
 		}
 		frames[n++] = addr;
+		if (fst_fp_regs_end(&state))
+			break;
 	}
 	return n;
 }
