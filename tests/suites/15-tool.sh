@@ -362,6 +362,10 @@ corrupt recsize
 cp "$T/snap.fstat" "$T/corrupt-abi.fstat"
 printf '\x63\x00' | dd of="$T/corrupt-abi.fstat" bs=1 seek=4 conv=notrunc 2>/dev/null
 corrupt abi
+# A stack whose periods are fewer than its samples: each sample is one.
+printf 'header freq=1000\nstack 10 comm=x periods=9 k=0xffffffff81001000\n' |
+	"$T/mksnap" >"$T/corrupt-periods.fstat"
+corrupt periods
 # Output to a device or FIFO is written in place: renaming a temporary
 # file over it would replace the node (this once replaced /dev/null).
 rm -f "$T/null" && mknod -m 666 "$T/null" c 1 3 && mkfifo "$T/fifo.$$" 2>/dev/null

@@ -13,7 +13,11 @@
  *   map PROC FILE START END PGOFF [anon|vdso]
  *   ksym VALUE OFFSET NAME...
  *   stack COUNT proc=ID tgid=N comm=NAME [cpu=N] [flags=kt,ut,uf,...]
- *         k=ADDR,ADDR... u=ADDR,ADDR...       (leaf first)
+ *         [periods=N] k=ADDR,ADDR... u=ADDR,ADDR...       (leaf first)
+ *
+ * A stack with periods= gets them after its frames, as modules since
+ * c520aff write them (the periods its samples stand for); without, the
+ * record ends at its frames, as older modules wrote it.
  *
  * Numbers are C literals (0x... allowed); comm may use \s for a space and
  * \c for a ';'. Usage: mksnap < spec > file.fstat. Exits 1 on a bad line.
@@ -254,13 +258,15 @@ static void do_stack(char **w, int n)
 		u[FLAMESTAT_MAX_USER_DEPTH];
 	struct flamestat_rec_stack *r;
 	const char *f = opt(w, n, "flags"), *c = opt(w, n, "comm");
+	const char *periods = opt(w, n, "periods");
 	size_t nk, nu;
 
 	if (n < 2)
 		die("stack COUNT ...");
 	nk = addrs(opt(w, n, "k"), k, FLAMESTAT_MAX_KERNEL_DEPTH);
 	nu = addrs(opt(w, n, "u"), u, FLAMESTAT_MAX_USER_DEPTH);
-	r = rec(FLAMESTAT_REC_STACK, sizeof(*r) + (nk + nu) * 8);
+	r = rec(FLAMESTAT_REC_STACK,
+		sizeof(*r) + (nk + nu + (periods ? 1 : 0)) * 8);
 	r->count = num(w[1]);
 	r->proc_id = (uint32_t)optnum(w, n, "proc", 0);
 	r->tgid = (uint32_t)optnum(w, n, "tgid", 0);
@@ -274,6 +280,8 @@ static void do_stack(char **w, int n)
 	comm_copy(r->comm, c ? c : "");
 	memcpy(r->frames, k, nk * 8);
 	memcpy(&r->frames[nk], u, nu * 8);
+	if (periods)
+		r->frames[nk + nu] = num(periods);
 }
 
 int main(void)

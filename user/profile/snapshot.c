@@ -159,18 +159,34 @@ static int parse_ksym(struct parser *p, const void *rec, size_t size)
 	return 0;
 }
 
+/*
+ * The frames, then (modules since periods were recorded) the periods the
+ * samples stand for, when the record's size covers them; what may follow
+ * is a newer module's and is skipped.
+ */
 static int parse_stack(struct parser *p, const void *rec, size_t size)
 {
 	const struct flamestat_rec_stack *r = rec;
 	struct snapshot *s = p->s;
+	uint64_t nf, periods;
 
-	if (size < sizeof(*r) ||
-	    (size - sizeof(*r)) / 8 < (uint64_t)r->nr_kernel + r->nr_user ||
-	    !r->count)
+	if (size < sizeof(*r))
 		return perr(p, "bad STACK record");
+	nf = (uint64_t)r->nr_kernel + r->nr_user;
+	if ((size - sizeof(*r)) / 8 < nf || !r->count)
+		return perr(p, "bad STACK record");
+	periods = r->count;
+	if ((size - sizeof(*r)) / 8 > nf) {
+		memcpy(&periods, &r->frames[nf], sizeof(periods));
+		if (periods < r->count)
+			return perr(p, "bad STACK record (%llu periods for %llu samples)",
+				    (unsigned long long)periods,
+				    (unsigned long long)r->count);
+	}
 	GROW(p, s->stacks, s->nr_stacks, p->cap_stacks);
 	s->stacks[s->nr_stacks].rec = r;
 	s->stacks[s->nr_stacks].proc = NULL;
+	s->stacks[s->nr_stacks].periods = periods;
 	s->nr_stacks++;
 	return 0;
 }

@@ -53,6 +53,12 @@ struct snap_ksym {
 struct snap_stack {
 	const struct flamestat_rec_stack *rec;	/* points into raw */
 	const struct snap_proc *proc;		/* NULL: none recorded */
+	/*
+	 * The sampling periods its rec->count samples stand for (>= count):
+	 * the u64 after the frames, or the count for records without it
+	 * (modules before it, .fstat files they wrote).
+	 */
+	uint64_t periods;
 };
 
 struct snapshot {
