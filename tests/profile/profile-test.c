@@ -162,6 +162,98 @@ static void test_throttle(void)
 	profile_free(plain);
 }
 
+/*
+ * Periods: a snapshot's stacks count the periods their samples stand for
+ * and keep the samples beside; the header carries both totals and what
+ * the counts are; time per count is the period when the counts are
+ * periods, or samples that each stood for one.
+ */
+static void test_periods(void)
+{
+	static const char second[] =
+		"# flamestat: count=samples samples=3 sample_periods=4 freq=1000\nq 3\n";
+	const char *a[] = { "m", "a" }, *b[] = { "m", "b" };
+	struct profile_meta m = { 0 };
+	struct profile *p = profile_new(), *back, *two;
+	struct profile_stack s;
+	char *out;
+	FILE *f;
+
+	CHECK("sampled-add", !profile_add_sampled(p, a, 2, 30, 10) &&
+	      !profile_add_sampled(p, b, 2, 10, 10) &&
+	      !profile_add_sampled(p, a, 2, 3, 1));
+	m.present = PROFILE_META_UNIT | PROFILE_META_SAMPLES |
+		    PROFILE_META_SAMPLE_PERIODS | PROFILE_META_FREQ;
+	m.unit = PROFILE_UNIT_PERIODS;
+	m.samples = 21;
+	m.sample_periods = 43;
+	m.freq = 1000;
+	profile_set_meta(p, &m);
+	profile_stack(p, 0, &s);
+	CHECK("sampled-stack", s.count == 33 && s.count2 == 33 &&
+	      s.samples == 11);
+	CHECK("sampled-totals", profile_total(p) == 43 &&
+	      profile_total_samples(p) == 21 && profile_has_samples(p));
+	CHECK("period-ns", profile_count_ns(p) == 1000000 &&
+	      profile_total_periods(p) == 43);
+	out = folded(p, PROFILE_WRITE_HEADER);
+	CHECK("periods-write", !strcmp(out,
+		"# flamestat: count=periods samples=21 sample_periods=43 freq=1000\n"
+		"m;a 33\nm;b 10\n"));
+	/* Read back: the periods and both totals, not each stack's samples. */
+	back = from_text(out, NULL);
+	CHECK("periods-read", profile_meta(back)->unit == PROFILE_UNIT_PERIODS &&
+	      profile_meta(back)->samples == 21 &&
+	      profile_meta(back)->sample_periods == 43 &&
+	      profile_total(back) == 43 && !profile_has_samples(back) &&
+	      profile_count_ns(back) == 1000000);
+	CHECK("periods-count-samples-unknown",
+	      profile_count_samples(back) == -1 && profile_total(back) == 43);
+	free(out);
+	/* --count samples: samples counted, the periods' total kept. */
+	CHECK("count-samples", profile_count_samples(p) == 0);
+	out = folded(p, PROFILE_WRITE_HEADER);
+	CHECK("count-samples-write", !strcmp(out,
+		"# flamestat: count=samples samples=21 sample_periods=43 freq=1000\n"
+		"m;a 11\nm;b 10\n"));
+	CHECK("count-samples-no-time", profile_count_ns(p) == 0 &&
+	      profile_has_samples(p) && profile_total(p) == 21 &&
+	      profile_total_periods(p) == 43);
+	profile_free(back);
+	back = from_text(out, NULL);
+	CHECK("count-samples-read", profile_count_ns(back) == 0 &&
+	      profile_meta(back)->unit == PROFILE_UNIT_SAMPLES);
+	free(out);
+	profile_free(back);
+	profile_free(p);
+
+	/* Samples that each stood for one period are time; so are older ones. */
+	p = from_text("# flamestat: count=samples samples=5 sample_periods=5 freq=997\nq 5\n",
+		      NULL);
+	CHECK("samples-one-period", profile_count_ns(p) == 1003009);
+	profile_free(p);
+	p = from_text("# flamestat: samples=5 freq=997\nq 5\n", NULL);
+	CHECK("samples-before-periods", profile_count_ns(p) == 1003009 &&
+	      profile_has_samples(p) && profile_total_periods(p) == 5);
+	profile_free(p);
+	p = from_text("q 5\n", NULL);
+	CHECK("no-freq-no-time", profile_count_ns(p) == 0 &&
+	      profile_total_periods(p) == 0);
+	profile_free(p);
+
+	/* Inputs of both units: added up, but no time. */
+	two = from_text("# flamestat: count=periods samples=2 sample_periods=6 freq=1000\nq 6\n",
+			NULL);
+	f = fmemopen((void *)second, strlen(second), "r");
+	profile_read_folded(two, f, "second", NULL);
+	fclose(f);
+	CHECK("mixed-units", profile_total(two) == 9 &&
+	      profile_meta(two)->samples == 5 &&
+	      profile_meta(two)->sample_periods == 10 &&
+	      profile_count_ns(two) == 0);
+	profile_free(two);
+}
+
 static void test_diff(void)
 {
 	const char *a[] = { "m", "f" };
@@ -250,6 +342,7 @@ int main(void)
 	test_read();
 	test_roundtrip();
 	test_throttle();
+	test_periods();
 	test_diff();
 	test_order();
 	test_sorted();

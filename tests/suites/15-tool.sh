@@ -324,10 +324,34 @@ else
 	fail tool-frameless-fixture "cannot build libnofp.so: $(head -3 "$T/nofp.log" | tr '\n' '|')"
 fi
 
+# A sample stands for the periods that passed: its own, and those its
+# CPU's timer missed by firing late. At 1000 Hz, hot_leaf's 10 samples
+# stood for 30 periods (30 ms of CPU), middle's 10 for 10: the counts are
+# periods, and the header carries both totals. Records without periods
+# (older modules) stand for one period per sample.
+cat >"$T/spec-periods" <<EOF
+header freq=1000 samples=20 recorded=20 running_ns=1000000000 cpus=1 cost_ns=20000
+file 1 $chain build_id=$bid
+proc 1 tgid=4242 comm=chain
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+stack 10 proc=1 tgid=4242 comm=chain periods=30 u=$leaf,$r_mid,$r_out,$r_main
+stack 10 proc=1 tgid=4242 comm=chain periods=10 u=$(addr middle 4),$r_out,$r_main
+EOF
+sed 's/ periods=[0-9]*//' "$T/spec-periods" >"$T/spec-periods-old"
+"$T/mksnap" <"$T/spec-periods" >"$T/periods.fstat"
+"$T/mksnap" <"$T/spec-periods-old" >"$T/periods-old.fstat"
+golden fold-periods "$FS" fold "${env_opts[@]}" --header "$T/periods.fstat"
+golden fold-periods-old "$FS" fold "${env_opts[@]}" --header "$T/periods-old.fstat"
+check tool-fold-periods grep -qx 'chain;main;outer;middle;hot_leaf 30' "$T/fold-periods.out"
+check tool-fold-periods-totals grep -q '^# flamestat: count=periods samples=20 sample_periods=40 ' "$T/fold-periods.out"
+check tool-fold-periods-old grep -qx 'chain;main;outer;middle;hot_leaf 10' "$T/fold-periods-old.out"
+check tool-fold-periods-old-totals grep -q '^# flamestat: count=periods samples=20 sample_periods=20 ' "$T/fold-periods-old.out"
+"$FS" fold "${env_opts[@]}" "$T/periods.fstat" >"$T/fold-periods-plain.out" 2>/dev/null
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.
-for f in fold fold-options fold-addresses fold-lockdown; do
+for f in fold fold-options fold-addresses fold-lockdown fold-periods-plain; do
 	bad=$(awk '!/^.*[ \t]+[0-9]+$/ {print NR": "$0; next}
 		{s = $0; sub(/[ \t]+[0-9]+$/, "", s); n = split(s, a, ";")
 		 for (i = 1; i <= n; i++) if (a[i] == "") {print NR": empty frame"; next}}' "$T/$f.out")

@@ -39,19 +39,26 @@ void fold_meta(const struct snapshot *s, struct profile_meta *m)
 	uint64_t excluded = st->dropped[FLAMESTAT_DROP_IDLE] +
 			    st->dropped[FLAMESTAT_DROP_FILTERED] +
 			    st->dropped[FLAMESTAT_DROP_MODE] + throttled;
+	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	/*
 	 * profile_meta: samples are those in the profile, recorded those
 	 * taken in scope, dropped those lost (no registers, tables full).
+	 * The stacks count periods (one per sample in records without them),
+	 * and the periods of all the samples are their stacks' sum.
 	 */
+	m->unit = PROFILE_UNIT_PERIODS;
+	for (i = 0; i < s->nr_stacks; i++)
+		m->sample_periods += s->stacks[i].periods;
 	m->samples = st->recorded;
 	m->recorded = st->samples - excluded;
 	m->dropped = st->samples - excluded - st->recorded;
 	m->freq = s->hdr.config.freq_hz;
 	m->duration_ns = st->running_ns;
 	m->cpus = st->nr_cpus;
-	m->present = PROFILE_META_SAMPLES | PROFILE_META_RECORDED |
+	m->present = PROFILE_META_UNIT | PROFILE_META_SAMPLES |
+		     PROFILE_META_SAMPLE_PERIODS | PROFILE_META_RECORDED |
 		     PROFILE_META_DROPPED | PROFILE_META_FREQ |
 		     PROFILE_META_DURATION;
 	if (st->nr_cpus)
@@ -319,9 +326,12 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		for (j = nk; j-- > 0;)
 			frames[n++] = kernel_frame(s, sym, r->frames[j], j > 0);
 
-		if (profile_add(p, frames, n, r->count)) {
-			fs_perror("cannot add a stack of %llu samples",
-				  (unsigned long long)r->count);
+		/* Its count is the periods, its samples are kept beside. */
+		if (profile_add_sampled(p, frames, n, s->stacks[i].periods,
+					r->count)) {
+			fs_perror("cannot add a stack of %llu samples (%llu periods)",
+				  (unsigned long long)r->count,
+				  (unsigned long long)s->stacks[i].periods);
 			ret = -1;
 			break;
 		}

@@ -20,13 +20,17 @@ struct fold_opts {
 
 /*
  * Adds every stack of @s to @p, root first: [cpu-N;]comm[-PID];
- * [truncated;]user frames;[-;][truncated_[k];]kernel frames. Sets @p's
+ * [truncated;]user frames;[-;][truncated_[k];]kernel frames, counting
+ * its periods, its samples kept beside (profile_add_sampled()). Sets @p's
  * metadata from the snapshot header. Returns 0, or -1 after reporting.
  */
 int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		  const struct fold_opts *o, struct profile *p);
 
-/* The metadata a snapshot header gives (samples, drops, freq, ...). */
+/*
+ * The metadata a snapshot header gives (samples, drops, freq, ...), and
+ * the periods its stacks' samples stand for.
+ */
 void fold_meta(const struct snapshot *s, struct profile_meta *m);
 
 #endif

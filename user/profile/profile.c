@@ -22,6 +22,7 @@ struct stack_rec {
 	uint32_t hash;
 	uint64_t count;
 	uint64_t count2;
+	uint64_t samples;	/* behind count (profile.h) */
 };
 
 struct profile {
@@ -41,8 +42,14 @@ struct profile {
 	uint64_t *stack_slots;
 	size_t stack_mask;
 
-	uint64_t total, total2;
+	uint64_t total, total2, total_samples;
 	bool diff;
+	/*
+	 * Stacks added with their samples apart (profile_add_sampled()), and
+	 * with one count only (samples = count: known for a profile of
+	 * samples, not for one of periods).
+	 */
+	bool sampled, unsampled;
 
 	bool keep_order;
 	struct profile_event *events;
@@ -196,8 +203,9 @@ static void add_event(struct profile *p, uint32_t stack, uint64_t count,
 	p->nevents++;
 }
 
-int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
-		    uint64_t count, uint64_t count2, bool diff)
+/* profile_add_ids() with the samples behind count. */
+static int add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
+		   uint64_t count, uint64_t count2, uint64_t samples, bool diff)
 {
 	struct stack_rec *s;
 	uint32_t hash, idx;
@@ -210,7 +218,8 @@ int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 	if (!diff)
 		count2 = count;
 	if (count > PROFILE_COUNT_MAX - p->total ||
-	    count2 > PROFILE_COUNT_MAX - p->total2) {
+	    count2 > PROFILE_COUNT_MAX - p->total2 ||
+	    samples > PROFILE_COUNT_MAX - p->total_samples) {
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -245,7 +254,7 @@ int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 	s->off = p->nframes_used;
 	s->nframes = (uint32_t)nframes;
 	s->hash = hash;
-	s->count = s->count2 = 0;
+	s->count = s->count2 = s->samples = 0;
 	p->nframes_used += nframes;
 	p->stack_slots[j] = slot_val(hash, idx);
 	if (p->nstacks * 2 > p->stack_mask)
@@ -254,8 +263,10 @@ found:
 	s = &p->stacks[idx];
 	s->count += count;
 	s->count2 += count2;
+	s->samples += samples;
 	p->total += count;
 	p->total2 += count2;
+	p->total_samples += samples;
 	if (diff)
 		p->diff = true;
 	if (p->keep_order)
@@ -263,8 +274,20 @@ found:
 	return 0;
 }
 
+int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
+		    uint64_t count, uint64_t count2, bool diff)
+{
+	int ret = add_ids(p, ids, nframes, count, count2, count, diff);
+
+	if (!ret)
+		p->unsampled = true;
+	return ret;
+}
+
+/* samples: UINT64_MAX when not given apart (samples = count). */
 static int add_names(struct profile *p, const char *const *frames,
-		     size_t nframes, uint64_t count, uint64_t count2, bool diff)
+		     size_t nframes, uint64_t count, uint64_t count2,
+		     uint64_t samples, bool diff)
 {
 	uint32_t stackbuf[128], *ids = stackbuf;
 	size_t i;
@@ -278,7 +301,13 @@ static int add_names(struct profile *p, const char *const *frames,
 		ids = xreallocarray(NULL, nframes, sizeof(*ids));
 	for (i = 0; i < nframes; i++)
 		ids[i] = profile_intern(p, frames[i], strlen(frames[i]));
-	ret = profile_add_ids(p, ids, nframes, count, count2, diff);
+	if (samples == UINT64_MAX) {
+		ret = profile_add_ids(p, ids, nframes, count, count2, diff);
+	} else {
+		ret = add_ids(p, ids, nframes, count, count2, samples, diff);
+		if (!ret)
+			p->sampled = true;
+	}
 	if (ids != stackbuf)
 		free(ids);
 	return ret;
@@ -287,13 +316,24 @@ static int add_names(struct profile *p, const char *const *frames,
 int profile_add(struct profile *p, const char *const *frames, size_t nframes,
 		uint64_t count)
 {
-	return add_names(p, frames, nframes, count, count, false);
+	return add_names(p, frames, nframes, count, count, UINT64_MAX, false);
 }
 
 int profile_add2(struct profile *p, const char *const *frames,
 		 size_t nframes, uint64_t count, uint64_t count2)
 {
-	return add_names(p, frames, nframes, count, count2, true);
+	return add_names(p, frames, nframes, count, count2, UINT64_MAX, true);
+}
+
+int profile_add_sampled(struct profile *p, const char *const *frames,
+			size_t nframes, uint64_t periods, uint64_t samples)
+{
+	if (samples == UINT64_MAX) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return add_names(p, frames, nframes, periods, periods, samples,
+			 false);
 }
 
 size_t profile_nstacks(const struct profile *p)
@@ -309,6 +349,7 @@ void profile_stack(const struct profile *p, size_t i, struct profile_stack *s)
 	s->nframes = r->nframes;
 	s->count = r->count;
 	s->count2 = r->count2;
+	s->samples = r->samples;
 }
 
 size_t profile_nnames(const struct profile *p)
@@ -339,6 +380,82 @@ uint64_t profile_total2(const struct profile *p)
 bool profile_is_diff(const struct profile *p)
 {
 	return p->diff;
+}
+
+bool profile_has_samples(const struct profile *p)
+{
+	if (p->diff)
+		return false;
+	if (p->meta.unit != PROFILE_UNIT_PERIODS)
+		return true;
+	return p->sampled && !p->unsampled;
+}
+
+uint64_t profile_total_samples(const struct profile *p)
+{
+	return p->total_samples;
+}
+
+uint64_t profile_period_ns(const struct profile_meta *m)
+{
+	if (!(m->present & PROFILE_META_FREQ) || !m->freq ||
+	    m->freq > 1000000000)
+		return 0;
+	return (1000000000 + m->freq / 2) / m->freq;
+}
+
+uint64_t profile_count_ns(const struct profile *p)
+{
+	const struct profile_meta *m = &p->meta;
+	uint64_t samples;
+
+	if (p->diff)
+		return 0;
+	if (m->unit == PROFILE_UNIT_PERIODS ||
+	    !(m->present & PROFILE_META_SAMPLE_PERIODS))
+		return profile_period_ns(m);
+	/* Samples: time only if each stood for one period. */
+	samples = (m->present & PROFILE_META_SAMPLES) ? m->samples : p->total;
+	return m->sample_periods == samples ? profile_period_ns(m) : 0;
+}
+
+uint64_t profile_total_periods(const struct profile *p)
+{
+	const struct profile_meta *m = &p->meta;
+
+	if (p->diff)
+		return 0;
+	if (m->unit != PROFILE_UNIT_PERIODS &&
+	    (m->present & PROFILE_META_SAMPLE_PERIODS))
+		return m->sample_periods;
+	if (m->unit == PROFILE_UNIT_PERIODS || profile_count_ns(p))
+		return p->total;
+	return 0;
+}
+
+int profile_count_samples(struct profile *p)
+{
+	size_t i;
+
+	if (p->diff || p->meta.unit != PROFILE_UNIT_PERIODS)
+		return 0;
+	if (!profile_has_samples(p)) {
+		errno = ENODATA;
+		return -1;
+	}
+	for (i = 0; i < p->nstacks; i++)
+		p->stacks[i].count = p->stacks[i].count2 =
+			p->stacks[i].samples;
+	/* Events (a flame chart's) come from folded text only: none here. */
+	if (!(p->meta.present & PROFILE_META_SAMPLE_PERIODS)) {
+		p->meta.sample_periods = p->total;
+		p->meta.present |= PROFILE_META_SAMPLE_PERIODS;
+	}
+	p->total = p->total2 = p->total_samples;
+	p->meta.unit = PROFILE_UNIT_SAMPLES;
+	p->meta.present |= PROFILE_META_UNIT;
+	p->unsampled = true;
+	return 0;
 }
 
 size_t profile_events(const struct profile *p,
@@ -569,9 +686,20 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 {
 	struct profile_meta *d = &p->meta;
 	unsigned int had = d->present;
+	bool mixed = false;
 
 	if (src->present & PROFILE_META_SAMPLES)
 		d->samples += src->samples;
+	if (src->present & PROFILE_META_SAMPLE_PERIODS)
+		d->sample_periods += src->sample_periods;
+	if ((src->present & PROFILE_META_UNIT) && !(had & PROFILE_META_UNIT))
+		d->unit = src->unit;
+	/* Samples added to periods are neither: no time to show. */
+	if ((src->present & PROFILE_META_UNIT) && (had & PROFILE_META_UNIT) &&
+	    src->unit != d->unit) {
+		d->unit = PROFILE_UNIT_SAMPLES;
+		mixed = true;
+	}
 	if (src->present & PROFILE_META_RECORDED)
 		d->recorded += src->recorded;
 	if (src->present & PROFILE_META_DROPPED)
@@ -599,6 +727,8 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 			d->frameless_top = xstrdup(src->frameless_top);
 	}
 	d->present |= src->present;
+	if (mixed)
+		d->present &= ~(unsigned int)PROFILE_META_FREQ;
 }
 
 bool profile_throttle_note(const struct profile_meta *m, char *buf,

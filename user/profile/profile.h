@@ -10,7 +10,7 @@
 
 /*
  * A profile is a set of unique stacks, each a sequence of interned frame
- * names (root first) with a sample count. Life: profile_new() -> any mix of
+ * names (root first) with a count. Life: profile_new() -> any mix of
  * profile_add*() and profile_read_folded() -> iterate, render or write ->
  * profile_free(). Not thread-safe; one owner at a time.
  *
@@ -18,6 +18,24 @@
  * differential profile (two count columns, flamegraph.pl's convention)
  * holds "before" in count and "after" in count2; a flame graph is drawn
  * with the widths of count2 and coloured by the change.
+ *
+ * Samples and periods. The sampler looks at each CPU once per sampling
+ * period (1 s / freq): that look is a sample. A sample stands for its own
+ * period plus those its CPU's timer missed by firing late and those it
+ * skipped while throttled, up to its next firing: a stack's periods times
+ * the period is the CPU time it had, its samples how often it was seen.
+ * The counts are one or the other, as the metadata's unit says:
+ * PROFILE_UNIT_PERIODS for a snapshot's stacks (one period per sample for
+ * modules that did not record periods) and folded files whose header says
+ * count=periods; PROFILE_UNIT_SAMPLES otherwise, which is also what any
+ * other tool's counts are taken for. Widths, percentages and the folded
+ * count column follow the counts, so with periods they follow CPU time.
+ * Each stack also keeps its samples beside its count (profile_stack()'s
+ * samples, one number per stack rather than a parallel array, so merging
+ * adds both at once): the count itself for a profile of samples; for one
+ * of periods, the samples they came with when they were added with
+ * profile_add_sampled() (a snapshot), unknown for folded text, which has
+ * one count column only (profile_has_samples()).
  *
  * Frame ids are dense (0 .. profile_nnames() - 1) and stable for the life of
  * the profile; stack indices are dense in insertion order and stable too.
@@ -40,22 +58,37 @@ enum profile_meta_field {
 	PROFILE_META_THROTTLED = 1u << 8,
 	PROFILE_META_PERIODS = 1u << 9,
 	PROFILE_META_FRAMELESS = 1u << 10,
+	PROFILE_META_UNIT = 1u << 11,
+	PROFILE_META_SAMPLE_PERIODS = 1u << 12,
+};
+
+/* What a profile's counts are (see above). */
+enum profile_unit {
+	PROFILE_UNIT_SAMPLES,	/* samples, or counts of unknown meaning */
+	PROFILE_UNIT_PERIODS,	/* sampling periods: x the period, CPU time */
 };
 
 /*
  * What flamestat's own folded header says about the recording, from
- * "# flamestat: samples=N recorded=N dropped=N throttled=N periods=N
- * freq=HZ duration_ns=N cpus=N cost_ns=X user_samples=N frameless=N
- * frameless_top=TEXT title=TEXT" lines (throttled and periods only when
- * the sampler throttled itself; user_samples, frameless and frameless_top,
- * one field, only from a recording whose user leaves were looked at). A
- * field is meaningful only when its bit is set in present. Texts are
- * percent-encoded in the file (%20 for a space) and decoded here; the
- * profile owns the strings.
+ * "# flamestat: count=periods samples=N sample_periods=N recorded=N
+ * dropped=N throttled=N periods=N freq=HZ duration_ns=N cpus=N cost_ns=X
+ * user_samples=N frameless=N frameless_top=TEXT title=TEXT" lines
+ * (throttled and periods only when the sampler throttled itself; count
+ * and sample_periods from flamestat versions that knew periods;
+ * user_samples, frameless and frameless_top, one field, only from a
+ * recording whose user leaves were looked at). A field is meaningful only
+ * when its bit is set in present. Texts are percent-encoded in the file
+ * (%20 for a space) and decoded here; the profile owns the strings.
  */
 struct profile_meta {
 	unsigned int present;
+	enum profile_unit unit;	/* what the counts are ("count=") */
 	uint64_t samples;	/* samples in this profile */
+	/*
+	 * The sampling periods those samples stand for (>= samples): both
+	 * totals, whichever the counts are.
+	 */
+	uint64_t sample_periods;
 	uint64_t recorded;	/* samples the sampler took, kept or not */
 	uint64_t dropped;	/* samples lost (table full, fault, ...) */
 	/*
@@ -89,6 +122,11 @@ struct profile_stack {
 	size_t nframes;
 	uint64_t count;		/* before, for a differential profile */
 	uint64_t count2;	/* after; equals count otherwise */
+	/*
+	 * The samples behind count: count itself for a profile of samples;
+	 * meaningful for a profile of periods when profile_has_samples().
+	 */
+	uint64_t samples;
 };
 
 /* What profile_read_folded() saw. Counters add up over several calls. */
@@ -133,6 +171,14 @@ int profile_add2(struct profile *p, const char *const *frames,
 /* Same with frame ids from profile_intern(); the fast path. */
 int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 		    uint64_t count, uint64_t count2, bool diff);
+/*
+ * Add a stack of @samples samples that stand for @periods sampling periods
+ * (a snapshot's stack; periods >= samples): the periods are its count,
+ * the samples are kept beside. For a profile whose metadata's unit is
+ * PROFILE_UNIT_PERIODS. Returns as profile_add().
+ */
+int profile_add_sampled(struct profile *p, const char *const *frames,
+			size_t nframes, uint64_t periods, uint64_t samples);
 
 /*
  * Read folded stacks: "frame;frame;frame COUNT" per line, or "... COUNT
@@ -150,8 +196,10 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 /*
  * Write one line per unique stack, sorted by frame names, so the same
  * profile always gives the same bytes. Differential profiles get two count
- * columns. With PROFILE_WRITE_HEADER the metadata comes first as one
- * "# flamestat:" line. Returns 0, or -1 with errno set on a write error.
+ * columns. The counts are written as they are, periods for a profile of
+ * periods (profile_count_samples() first for samples). With
+ * PROFILE_WRITE_HEADER the metadata comes first as one "# flamestat:"
+ * line. Returns 0, or -1 with errno set on a write error.
  */
 int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags);
 
@@ -164,6 +212,48 @@ size_t profile_name_len(const struct profile *p, uint32_t id);
 uint64_t profile_total(const struct profile *p);	/* sum of count */
 uint64_t profile_total2(const struct profile *p);	/* sum of count2 */
 bool profile_is_diff(const struct profile *p);
+
+/*
+ * Are profile_stack()'s samples known? Always for an ordinary profile of
+ * samples; for one of periods, when every stack came with its samples
+ * (profile_add_sampled(): a snapshot, not folded text). Never for a
+ * differential profile.
+ */
+bool profile_has_samples(const struct profile *p);
+/* Sum of the stacks' samples; meaningful when profile_has_samples(). */
+uint64_t profile_total_samples(const struct profile *p);
+
+/*
+ * The sampling period of m's frequency in ns, rounded as the module rounds
+ * it ((1e9 + freq / 2) / freq); 0 when m gives no frequency.
+ */
+uint64_t profile_period_ns(const struct profile_meta *m);
+/*
+ * The CPU time one count stands for, in ns: the sampling period, when the
+ * frequency is known and the counts are periods, or samples that each
+ * stood for one period (the header says so: sample_periods equals
+ * samples; or it predates periods, and then each sample is taken for one
+ * period, as the module then had it). 0 when the counts are not time:
+ * no frequency, samples that stood for more periods, or a differential
+ * profile.
+ */
+uint64_t profile_count_ns(const struct profile *p);
+/*
+ * The periods the profile's samples stand for: the counts' total for a
+ * profile of periods, the header's sample_periods for one of samples, or
+ * the samples themselves when each stood for one period (as
+ * profile_count_ns() takes them); 0 when not known.
+ */
+uint64_t profile_total_periods(const struct profile *p);
+
+/*
+ * Make the counts samples: each stack's count becomes its samples, the
+ * unit PROFILE_UNIT_SAMPLES; the periods' total stays in the metadata
+ * (sample_periods). For output that should count samples (--count
+ * samples). Returns 0, or -1 when the samples are not known (a folded file
+ * of periods); nothing is changed then.
+ */
+int profile_count_samples(struct profile *p);
 
 /*
  * Stack indices sorted by frame names (strcmp, frame by frame, a prefix
@@ -194,9 +284,11 @@ void profile_scale_before(struct profile *p, uint64_t target);
 const struct profile_meta *profile_meta(const struct profile *p);
 void profile_set_meta(struct profile *p, const struct profile_meta *m);
 /*
- * Fold src into p's metadata: samples, recorded, dropped, throttled and
- * periods add up (several recordings of the same kind); the other fields
- * keep the first value seen.
+ * Fold src into p's metadata: samples, sample_periods, recorded, dropped,
+ * throttled and periods add up (several recordings of the same kind); the
+ * other fields keep the first value seen. Inputs whose counts are of
+ * different units (count=) make the unit PROFILE_UNIT_SAMPLES and drop the
+ * frequency: their sums are no time.
  */
 void profile_merge_meta(struct profile *p, const struct profile_meta *src);
 

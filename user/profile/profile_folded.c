@@ -126,6 +126,8 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 	} keys[] = {
 		{ "samples", PROFILE_META_SAMPLES,
 		  offsetof(struct profile_meta, samples) },
+		{ "sample_periods", PROFILE_META_SAMPLE_PERIODS,
+		  offsetof(struct profile_meta, sample_periods) },
 		{ "recorded", PROFILE_META_RECORDED,
 		  offsetof(struct profile_meta, recorded) },
 		{ "dropped", PROFILE_META_DROPPED,
@@ -179,6 +181,17 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 			goto bad;
 		memcpy(val, s + eq + 1, end - eq - 1);
 		val[end - eq - 1] = '\0';
+		/* What the counts are: "samples" or "periods". */
+		if (eq - start == 5 && !memcmp(s + start, "count", 5)) {
+			if (!strcmp(val, "samples"))
+				r->meta.unit = PROFILE_UNIT_SAMPLES;
+			else if (!strcmp(val, "periods"))
+				r->meta.unit = PROFILE_UNIT_PERIODS;
+			else
+				goto bad;
+			r->meta.present |= PROFILE_META_UNIT;
+			continue;
+		}
 		if (eq - start == 7 && !memcmp(s + start, "cost_ns", 7)) {
 			if (parse_double(val, &r->meta.cost_ns) ||
 			    r->meta.cost_ns < 0)
@@ -326,6 +339,13 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 	if (r.st->rounded > rounded0)
 		fs_warn("%s: %" PRIu64 " fractional counts rounded to whole numbers",
 			name, r.st->rounded - rounded0);
+	if ((profile_meta(p)->present & r.meta.present & PROFILE_META_UNIT) &&
+	    profile_meta(p)->unit != r.meta.unit)
+		fs_warn("%s counts %s, the input before it %s: their sums are neither, and no time is shown",
+			name, r.meta.unit == PROFILE_UNIT_PERIODS ?
+			"sampling periods" : "samples",
+			r.meta.unit == PROFILE_UNIT_PERIODS ?
+			"samples" : "sampling periods");
 	profile_merge_meta(p, &r.meta);
 	free(r.meta.title);
 	free(r.meta.frameless_top);
@@ -351,8 +371,13 @@ static void write_header(const struct profile *p, FILE *f)
 	const struct profile_meta *m = profile_meta(p);
 
 	fputs(META_PREFIX, f);
+	if (m->present & PROFILE_META_UNIT)
+		fprintf(f, " count=%s", m->unit == PROFILE_UNIT_PERIODS ?
+			"periods" : "samples");
 	if (m->present & PROFILE_META_SAMPLES)
 		fprintf(f, " samples=%" PRIu64, m->samples);
+	if (m->present & PROFILE_META_SAMPLE_PERIODS)
+		fprintf(f, " sample_periods=%" PRIu64, m->sample_periods);
 	if (m->present & PROFILE_META_RECORDED)
 		fprintf(f, " recorded=%" PRIu64, m->recorded);
 	if (m->present & PROFILE_META_DROPPED)
