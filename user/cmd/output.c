@@ -22,8 +22,8 @@ const struct option report_getopt_options[] = {
 
 const char report_options_help[] =
 "Report options:\n"
-"  --sort self|total      order by self samples (default) or by total\n"
-"                         samples, callees included (perf's --children)\n"
+"  --sort self|total      order by self time (default) or by total time,\n"
+"                         callees included (perf's --children)\n"
 "  --no-children          leave the Total column out\n"
 "  --limit N              at most N functions (default 50; 0: all)\n"
 "  --min PCT              hide functions below PCT percent\n"

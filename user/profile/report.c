@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The text report: functions by self and total samples (see report.h). */
+/* The text report: functions by self and total counts (see report.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +9,13 @@
 #include "lib/util.h"
 #include "profile/report.h"
 
+/* Counts (periods or samples, as the profile's), and samples beside. */
 struct row {
 	uint32_t name;
 	uint64_t self;
 	uint64_t total;
+	uint64_t self_samples;
+	uint64_t total_samples;
 };
 
 struct sorter {
@@ -39,19 +43,58 @@ static int cmp_row(const void *a, const void *b)
 		      profile_name(sort_ctx.p, y->name));
 }
 
+/*
+ * The columns a profile can fill: its samples (the counts themselves for
+ * a profile of samples), the CPU time of its counts, and the counts as
+ * periods when they are periods of no known length.
+ */
+struct columns {
+	bool samples;
+	bool periods;
+	uint64_t count_ns;	/* 0: no time column */
+};
+
+static void columns_of(const struct profile *p, struct columns *c)
+{
+	bool periods = profile_meta(p)->unit == PROFILE_UNIT_PERIODS;
+
+	c->count_ns = profile_count_ns(p);
+	c->samples = !periods || profile_has_samples(p);
+	c->periods = periods && !c->count_ns;
+}
+
+/*
+ * "# flamestat report: 100 samples (108 taken, 8 lost), 0.130 s of CPU
+ * time (130 periods of 1.003 ms), 997 Hz, ...": the samples behind the
+ * counts and the time they stand for, from the stacks or else from the
+ * header's totals.
+ */
 static void write_header(const struct profile *p, uint64_t total,
-			 FILE *out)
+			 const struct columns *c, FILE *out)
 {
 	const struct profile_meta *m = profile_meta(p);
+	uint64_t period_ns = profile_period_ns(m);
+	uint64_t np = profile_total_periods(p);
 	char note[640];
 
-	fprintf(out, "# flamestat report: %llu samples",
-		(unsigned long long)total);
+	if (c->samples)
+		fprintf(out, "# flamestat report: %" PRIu64 " samples",
+			profile_total_samples(p));
+	else if (m->present & PROFILE_META_SAMPLES)
+		fprintf(out, "# flamestat report: %" PRIu64 " samples",
+			m->samples);
+	else
+		fprintf(out, "# flamestat report: %" PRIu64 " periods",
+			total);
 	if (m->present & PROFILE_META_RECORDED &&
 	    m->present & PROFILE_META_DROPPED)
 		fprintf(out, " (%llu taken, %llu lost)",
 			(unsigned long long)m->recorded,
 			(unsigned long long)m->dropped);
+	if (period_ns && np)
+		fprintf(out, ", %.3f s of CPU time (%" PRIu64 " periods of %.3f ms)",
+			(double)np * (double)period_ns / 1e9, np,
+			(double)period_ns / 1e6);
 	if (m->present & PROFILE_META_FREQ)
 		fprintf(out, ", %llu Hz", (unsigned long long)m->freq);
 	if (m->present & PROFILE_META_CPUS)
@@ -75,22 +118,28 @@ int report_write(const struct profile *p, const struct report_opts *o,
 	/* Stack-local "seen" marks, so recursion counts a total once. */
 	uint64_t *seen = xcalloc(nnames ? nnames : 1, sizeof(*seen));
 	uint64_t total = profile_total(p), shown = 0;
+	struct columns col;
 	size_t i, j, nrows = 0;
 
+	columns_of(p, &col);
 	for (i = 0; i < nnames; i++)
 		rows[i].name = (uint32_t)i;
 	for (i = 0; i < nstacks; i++) {
 		struct profile_stack s;
+		struct row *r;
 
 		profile_stack(p, i, &s);
 		if (s.nframes <= o->skip_roots)
 			continue;
-		rows[s.frames[s.nframes - 1]].self += s.count;
+		r = &rows[s.frames[s.nframes - 1]];
+		r->self += s.count;
+		r->self_samples += s.samples;
 		for (j = o->skip_roots; j < s.nframes; j++) {
 			if (seen[s.frames[j]] == i + 1)
 				continue;
 			seen[s.frames[j]] = i + 1;
 			rows[s.frames[j]].total += s.count;
+			rows[s.frames[j]].total_samples += s.samples;
 		}
 	}
 	free(seen);
@@ -101,17 +150,24 @@ int report_write(const struct profile *p, const struct report_opts *o,
 	sort_ctx.by_total = o->sort_total;
 	qsort(rows, nrows, sizeof(*rows), cmp_row);
 
-	write_header(p, total, out);
+	write_header(p, total, &col, out);
 	fprintf(out, "# sorted by %s%s\n#\n",
 		o->sort_total ? "total (self + callees)" : "self",
 		o->no_children ? "" : "; Total = self + callees");
-	if (o->no_children)
-		fprintf(out, "#     Self     Samples  Function\n");
-	else
-		fprintf(out, "#     Self    Total     Samples  Function\n");
+	/* Samples and time are the sort's: self, or total if shown. */
+	fprintf(out, "#     Self%s%s%s%s  Function\n",
+		o->no_children ? "" : "    Total",
+		col.samples ? "     Samples" : "",
+		col.periods ? "     Periods" : "",
+		col.count_ns ? "      CPU ms" : "");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 		uint64_t key = o->sort_total ? r->total : r->self;
+		/* Without the Total column, the numbers are self's. */
+		bool shows_total = o->sort_total && !o->no_children;
+		uint64_t n = shows_total ? r->total : r->self;
+		uint64_t n_samples = shows_total ? r->total_samples :
+				     r->self_samples;
 		double self = total ? 100.0 * (double)r->self / (double)total : 0;
 		double tot = total ? 100.0 * (double)r->total / (double)total : 0;
 
@@ -119,15 +175,17 @@ int report_write(const struct profile *p, const struct report_opts *o,
 			break;
 		if ((o->sort_total ? tot : self) < o->min_pct || !key)
 			break;
-		if (o->no_children)
-			fprintf(out, "  %7.2f%%  %10llu  %s\n", self,
-				(unsigned long long)r->self,
-				profile_name(p, r->name));
-		else
-			fprintf(out, "  %7.2f%%  %6.2f%%  %10llu  %s\n", self,
-				tot, (unsigned long long)(o->sort_total ?
-							  r->total : r->self),
-				profile_name(p, r->name));
+		fprintf(out, "  %7.2f%%", self);
+		if (!o->no_children)
+			fprintf(out, "  %6.2f%%", tot);
+		if (col.samples)
+			fprintf(out, "  %10" PRIu64, n_samples);
+		if (col.periods)
+			fprintf(out, "  %10" PRIu64, n);
+		if (col.count_ns)
+			fprintf(out, "  %10.2f", (double)n *
+				(double)col.count_ns / 1e6);
+		fprintf(out, "  %s\n", profile_name(p, r->name));
 		shown++;
 	}
 	if (shown < nrows)
