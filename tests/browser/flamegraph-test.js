@@ -6,7 +6,8 @@
 //
 // node flamegraph-test.js CASES.json OUTDIR
 // CASES.json: {"graph": {"svg":..., "folded":..., "search":..., "zoom":...},
-//              "diff": {"svg":..., "grew":..., "shrank":...}}
+//              "diff": {"svg":..., "grew":..., "shrank":...},
+//              "details": [{"name":..., "svg":..., "frame":..., "want":...}]}
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -194,6 +195,37 @@ async function diffChecks(ctx, c) {
 	await page.close();
 }
 
+// What the details bar says over a frame: its CPU time, samples and share
+// for a recording's periods.
+async function detailsChecks(ctx, c) {
+	const page = await ctx.newPage();
+	const errors = [];
+	page.on("pageerror", e => errors.push(e.message));
+	await page.setViewportSize({ width: 1200, height: 600 });
+	await page.goto("file://" + path.resolve(c.svg));
+	await page.waitForFunction(() => window.flamestat !== undefined);
+	const box = await page.evaluate(name => {
+		const r = [...document.querySelectorAll("#frames path")]
+			.filter(e => e.fsFrame && e.fsFrame.name === name)
+			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
+		if (!r)
+			return null;
+		const b = r.getBoundingClientRect();
+		return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+	}, c.frame);
+	if (box) {
+		await page.mouse.move(box.x, box.y);
+		const det = await page.locator("#details").textContent();
+		check("browser-details-" + c.name, det === c.want,
+		      "details bar says '" + det + "', expected '" + c.want + "'");
+	} else {
+		fail("browser-details-" + c.name, "no frame named " + c.frame);
+	}
+	check("browser-details-" + c.name + "-no-js-errors", errors.length === 0,
+	      errors.join("; "));
+	await page.close();
+}
+
 // Without JavaScript (an <img>, as on a forge's web page) the SVG must
 // still load and draw its frames and labels.
 async function staticChecks(ctx, c) {
@@ -235,6 +267,8 @@ async function staticChecks(ctx, c) {
 			await diffChecks(ctx, cases.diff);
 		if (cases.graph)
 			await staticChecks(ctx, cases.graph);
+		for (const c of cases.details || [])
+			await detailsChecks(ctx, c);
 	} catch (e) {
 		fail("browser-run", e.stack || e.message);
 	}

@@ -362,6 +362,40 @@ check tool-report-periods-old-row grep -qxF '    50.00%   50.00%          10    
 check tool-report-periods-folded-row grep -qxF '    75.00%   75.00%       30.00  hot_leaf' "$T/report-periods-folded.out"
 check tool-report-periods-folded-header grep -q '^# flamestat report: 20 samples (20 taken, 0 lost), 0.040 s of CPU time (40 periods of 1.000 ms)' "$T/report-periods-folded.out"
 
+# What record writes (tests/tool/recordout.c: record's option parsing and
+# output, from a snapshot file; linked like recordsum). The SVG: widths
+# of periods (hot_leaf 30 of 40), the CPU time in the meta line, and in
+# the tooltips' data the time of a count and each frame's samples.
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordout" "$TOP/tests/tool/recordout.c" \
+	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordout.log"; then
+	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" -o "$T/periods.svg" 2>"$T/periods-svg.err"
+	check tool-svg-periods-meta grep -qxF '<text id="meta" x="50%" y="42">20 samples (40.00 ms of CPU time), 1.00 s at 1000 Hz on 1 CPU, 0 dropped (0.00%), sampler 1000 ns/sample (0.002% CPU)</text>' "$T/periods.svg"
+	if grep -qx '<g class="root"><path d="M0 0h40"/></g>' "$T/periods.svg" &&
+	   grep -q '<path d="M0 0h30"/>' "$T/periods.svg"; then
+		pass tool-svg-periods-widths
+	else
+		fail tool-svg-periods-widths "$(grep '<path' "$T/periods.svg" | tr '\n' '|')"
+	fi
+	if grep -qxF '"s":[20,20,20,20,20,10],' "$T/periods.svg" &&
+	   grep -qF '"total":40,"countns":1000000,"countname":"",' "$T/periods.svg"; then
+		pass tool-svg-periods-tooltips
+	else
+		fail tool-svg-periods-tooltips "$(grep '^"[fst]' "$T/periods.svg" | tr '\n' '|')"
+	fi
+	"$T/recordout" "$T/periods-old.fstat" "${env_opts[@]}" -o "$T/periods-old.svg" 2>/dev/null
+	if grep -qF '>20 samples (20.00 ms of CPU time), 1.00 s at 1000 Hz' "$T/periods-old.svg" &&
+	   grep -qx '<g class="root"><path d="M0 0h20"/></g>' "$T/periods-old.svg" &&
+	   grep -qF '"total":20,"countns":1000000,' "$T/periods-old.svg"; then
+		pass tool-svg-periods-old
+	else
+		fail tool-svg-periods-old "$(grep 'id="meta"\|class="root"\|"total"' "$T/periods-old.svg" | tr '\n' '|')"
+	fi
+else
+	fail tool-recordout-build "$(head -3 "$T/recordout.log" | tr '\n' '|')"
+fi
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.

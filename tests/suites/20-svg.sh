@@ -115,6 +115,7 @@ golden basic-options svg --width 800 --height 20 --fontsize 10 --fonttype "DejaV
 golden basic-minwidth svg --minwidth 5% $I/basic.folded
 golden meta svg $I/meta.folded
 golden meta-throttled svg $I/meta-throttled.folded
+golden meta-periods svg $I/meta-periods.folded
 golden java svg --colors java $I/java.folded
 golden chart svg --flamechart $I/chart.folded
 golden diff diff $I/before.folded $I/after.folded
@@ -139,6 +140,24 @@ h0=$(height "$OUT/meta.svg") h1=$(height "$OUT/meta-throttled.svg")
 	fail notice-room "height $h1, want $h0 + 18"
 ! grep -q 'id="notice"\|self-throttling' "$OUT/meta.svg" "$OUT/basic.svg" && pass notice-none ||
 	fail notice-none "a notice in a graph whose sampler did not throttle itself"
+
+# --- time ---------------------------------------------------------------
+# Counts of sampling periods (flamestat's header says count=periods): the
+# meta line gives the samples and their CPU time, the tooltips the time of
+# a count (countns) and no "samples" of periods; a header from before
+# periods: one period per sample. Other folded files: no time.
+grep -qxF '<text id="meta" x="50%" y="42">20 samples (40.00 ms of CPU time), 1.00 s at 1000 Hz on 1 CPU, 0 dropped (0.00%), sampler 1000 ns/sample (0.002% CPU)</text>' \
+	"$OUT/meta-periods.svg" && pass time-meta-periods ||
+	fail time-meta-periods "$(grep 'id="meta"' "$OUT/meta-periods.svg")"
+grep -qF '"total":40,"countns":1000000,"countname":"",' "$OUT/meta-periods.svg" &&
+	! grep -q '^"s":' "$OUT/meta-periods.svg" && pass time-tooltips-periods ||
+	fail time-tooltips-periods "$(grep '^"total"' "$OUT/meta-periods.svg" | head -c 200)"
+grep -qF '>180 samples (180.54 ms of CPU time), 2.50 s at 997 Hz' "$OUT/meta.svg" &&
+	grep -qF '"total":180,"countns":1003009,"countname":"samples",' "$OUT/meta.svg" &&
+	pass time-meta-before-periods ||
+	fail time-meta-before-periods "$(grep 'id="meta"\|^"total"' "$OUT/meta.svg" | head -c 300)"
+! grep -q '"countns":\|of CPU time)' "$OUT/basic.svg" "$OUT/diff.svg" && pass time-none-without-header ||
+	fail time-none-without-header "time in a graph of counts of unknown unit"
 
 # --- malformed input: reported with line numbers, skipped, not fatal ------
 err="$OUT/escape.err"

@@ -52,10 +52,44 @@ fi
 	fail browser-render "flamestat could not render the test graphs"
 	exit 1
 }
+# Time in the details bar: a recording's periods (10 samples standing for
+# 30 periods at 1000 Hz, drawn by record from a snapshot: mksnap and
+# tests/tool/recordout.c, as in 15-tool); a folded file of periods (no
+# samples per stack); one from before periods (one period per sample).
+rc=0 robjs=()
+for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
+	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
+done
+if gcc -O1 -std=gnu11 -I"$TOP/kmod" -o "$OUT/mksnap" "$TOP/tests/tool/mksnap.c" &&
+   gcc -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/user" -I"$TOP/kmod" -o "$OUT/recordout" \
+	"$TOP/tests/tool/recordout.c" "${robjs[@]}" -ldw -lelf -liberty -lz -lm; then
+	printf '%s\n' 'header freq=1000 samples=20 recorded=20 running_ns=1000000000 cpus=1' \
+		'ksym 0xffffffff81001000 0 do_syscall_64' 'ksym 0xffffffff81002000 0 vfs_read' \
+		'stack 10 comm=app periods=30 k=0xffffffff81002000,0xffffffff81001000' \
+		'stack 10 comm=app periods=10 k=0xffffffff81001000' |
+		"$OUT/mksnap" >"$OUT/periods.fstat" &&
+	"$OUT/recordout" "$OUT/periods.fstat" --kallsyms /dev/null -o "$OUT/periods.svg" ||
+		rc=1
+else
+	rc=1
+fi
+[ $rc = 0 ] || { fail browser-periods-svg "mksnap or recordout failed"; exit 1; }
+"$FS" svg "$TOP/tests/golden/inputs/meta-periods.folded" >"$OUT/meta-periods.svg" &&
+"$FS" svg "$TOP/tests/golden/inputs/meta.folded" >"$OUT/meta.svg" || {
+	fail browser-render-meta "flamestat could not render the golden inputs"
+	exit 1
+}
 cat >"$OUT/cases.json" <<JSON
 {"graph": {"svg": "$OUT/graph.svg", "folded": "$OUT/graph.folded",
 	   "search": "ext4_read", "zoom": "nginx"},
- "diff": {"svg": "$OUT/diff.svg", "grew": "deflate", "shrank": "write"}}
+ "diff": {"svg": "$OUT/diff.svg", "grew": "deflate", "shrank": "write"},
+ "details": [
+	{"name": "periods", "svg": "$OUT/periods.svg", "frame": "vfs_read",
+	 "want": "Function: vfs_read (30.00 ms, 10 samples, 75.00%)"},
+	{"name": "folded-periods", "svg": "$OUT/meta-periods.svg", "frame": "hot_leaf",
+	 "want": "Function: hot_leaf (30.00 ms, 75.00%)"},
+	{"name": "before-periods", "svg": "$OUT/meta.svg", "frame": "rest_of_compilation",
+	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}]}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"

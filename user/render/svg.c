@@ -21,15 +21,16 @@ extern const size_t asset_flamegraph_css_len;
 #define XPAD 10			/* px left and right of the frames */
 
 /*
- * The document: frames sit in a nested <svg> whose viewBox is in samples
- * and stretches horizontally, so each frame carries exact integer sample
- * positions and nothing else: <path d="M{x} 0h{width}"/>, a line as thick
- * as a frame (stroke-width in CSS). The browser does the scaling, and
- * zooming is a viewBox change. Frames of one depth share a row <g>, and
- * within it frames of one colour share a <g class> whose CSS rule gives
- * the colour. The names, one per frame in document order, are indices into
- * fsData.names. This keeps a frame near 30 bytes, a fifth or less of
- * flamegraph.pl's, for the same picture. Labels live outside in pixel
+ * The document: frames sit in a nested <svg> whose viewBox is in counts
+ * (samples, or a recording's periods) and stretches horizontally, so each
+ * frame carries exact integer positions and nothing else:
+ * <path d="M{x} 0h{width}"/>, a line as thick as a frame (stroke-width in
+ * CSS). The browser does the scaling, and zooming is a viewBox change.
+ * Frames of one depth share a row <g>, and within it frames of one
+ * colour share a <g class> whose CSS rule gives the colour. The names, one
+ * per frame in document order, are indices into fsData.names. This keeps
+ * a frame near 30 bytes, a fifth or less of flamegraph.pl's, for the same
+ * picture. Labels live outside in pixel
  * coordinates (text must not stretch); the static ones are for viewers
  * without JavaScript, the script redraws them.
  */
@@ -284,16 +285,46 @@ static void add_duration(struct strbuf *sb, uint64_t ns)
 		sb_addf(sb, "%.3f ms", (double)ns / 1e6);
 }
 
+/* CPU time: milliseconds below a second. */
+static void add_cpu_time(struct strbuf *sb, double ns)
+{
+	if (ns >= 1e9)
+		sb_addf(sb, "%.2f s", ns / 1e9);
+	else
+		sb_addf(sb, "%.2f ms", ns / 1e6);
+}
+
 /*
- * "12,345 samples, 10.00 s at 997 Hz on 4 CPUs, 12 dropped (0.10%),
- * sampler 850 ns/sample (0.02% CPU)": what a reader needs to trust the
- * graph, from the "# flamestat:" header when the input has one.
+ * The samples behind the counts: the counts themselves, unless they are
+ * periods; then the stacks', or the header's total. UINT64_MAX: unknown.
+ */
+static uint64_t samples_total(const struct profile *p)
+{
+	const struct profile_meta *m = profile_meta(p);
+
+	if (m->unit != PROFILE_UNIT_PERIODS)
+		return profile_total2(p);
+	if (profile_has_samples(p))
+		return profile_total_samples(p);
+	if (m->present & PROFILE_META_SAMPLES)
+		return m->samples;
+	return UINT64_MAX;
+}
+
+/*
+ * "12,345 samples (14.02 s of CPU time), 10.00 s at 997 Hz on 4 CPUs, 12
+ * dropped (0.10%), sampler 850 ns/sample (0.02% CPU)": what a reader
+ * needs to trust the graph, from the "# flamestat:" header when the input
+ * has one. The CPU time is the periods' (the counts', or the header's
+ * total when the counts are samples) times the period.
  */
 static void meta_line(const struct writer *w, struct strbuf *sb)
 {
 	const struct profile_meta *m = profile_meta(w->p);
 	const char *unit = w->o->count_name;
-	uint64_t seen;
+	uint64_t seen, samples = samples_total(w->p);
+	uint64_t periods = profile_total_periods(w->p);
+	uint64_t period_ns = profile_period_ns(m);
 
 	if (w->diff) {
 		uint64_t a = profile_total(w->p), b = profile_total2(w->p);
@@ -310,8 +341,21 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	}
 	if (!(m->present & ~PROFILE_META_TITLE))
 		return;
-	add_grouped(sb, profile_total2(w->p));
-	sb_addf(sb, " %s", unit);
+	if (samples != UINT64_MAX) {
+		add_grouped(sb, samples);
+		sb_addf(sb, " %s", m->unit == PROFILE_UNIT_PERIODS ?
+			"samples" : unit);
+	} else {
+		add_grouped(sb, profile_total2(w->p));
+		sb_adds(sb, " periods");
+	}
+	if (periods && period_ns) {
+		sb_adds(sb, " (");
+		add_cpu_time(sb, (double)periods * (double)period_ns);
+		sb_adds(sb, " of CPU time)");
+	}
+	if (samples == UINT64_MAX)
+		samples = profile_total2(w->p);
 	if (m->present & PROFILE_META_DURATION) {
 		sb_adds(sb, ", ");
 		add_duration(sb, m->duration_ns);
@@ -326,7 +370,7 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 		add_grouped(sb, m->dropped);
 		sb_adds(sb, " dropped");
 		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
-			profile_total2(w->p) + m->dropped;
+			samples + m->dropped;
 		if (seen)
 			sb_addf(sb, " (%.2f%%)",
 				100.0 * (double)m->dropped / (double)seen);
@@ -334,7 +378,7 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	if (m->present & PROFILE_META_COST) {
 		sb_addf(sb, ", sampler %.0f ns/sample", m->cost_ns);
 		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
-			profile_total2(w->p);
+			samples;
 		if ((m->present & PROFILE_META_DURATION) &&
 		    (m->present & PROFILE_META_CPUS) && m->duration_ns &&
 		    m->cpus)
@@ -470,8 +514,17 @@ static void write_data(struct writer *w)
 {
 	const struct svg_options *o = w->o;
 	struct strbuf *sb = &w->sb;
+	uint64_t count_ns = profile_count_ns(w->p);
+	const char *name, *count_name = o->count_name;
 	size_t k, len;
-	const char *name;
+
+	/*
+	 * Periods are not samples: the tooltips give their time (and the
+	 * samples, when known) instead, or call them periods.
+	 */
+	if (profile_meta(w->p)->unit == PROFILE_UNIT_PERIODS && !w->diff &&
+	    !strcmp(count_name, "samples"))
+		count_name = count_ns ? "" : "periods";
 
 	sb_adds(sb, "<script type=\"text/ecmascript\"><![CDATA[\nvar fsData = {\"names\":[");
 	for (k = 0; k < w->ncls; k++) {
@@ -489,10 +542,18 @@ static void write_data(struct writer *w)
 		write_frame_array(w, "b", 'b');
 		write_frame_array(w, "d", 'd');
 	}
+	/* s: the samples behind a frame's periods. */
+	if (w->l.samples)
+		write_frame_array(w, "s", 'b');
 	sb_adds(sb, ",\n\"total\":");
 	add_u64(sb, w->l.total);
+	/* countns: the CPU time of a count, for the tooltips. */
+	if (count_ns) {
+		sb_adds(sb, ",\"countns\":");
+		add_u64(sb, count_ns);
+	}
 	sb_adds(sb, ",\"countname\":");
-	svg_json_string(sb, o->count_name, strlen(o->count_name));
+	svg_json_string(sb, count_name, strlen(count_name));
 	sb_adds(sb, ",\"nametype\":");
 	svg_json_string(sb, o->name_type, strlen(o->name_type));
 	sb_addf(sb, ",\"factor\":%.17g,\"fontsize\":%g,\"fontwidth\":%g,\"frameheight\":%u,\"xpad\":%d,\"inverted\":%s,\"diff\":%s,\"negate\":%s,\"fluid\":%s,\"width\":%u};\n]]></script>\n",
@@ -595,7 +656,7 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 		return ret;
 	}
 	if (o->total && o->total < profile_total2(p))
-		fs_warn("--total %" PRIu64 " is less than the %" PRIu64 " samples of the input; ignored",
+		fs_warn("--total %" PRIu64 " is less than the input's %" PRIu64 " counts; ignored",
 			o->total, profile_total2(p));
 	fg_layout_build(&w.l, p, o);
 	sort_rows(&w);

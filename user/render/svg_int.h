@@ -18,14 +18,16 @@ struct strbuf;
 enum { FG_WAKER = 1 };		/* below a "--" frame (chain palette) */
 
 /*
- * One visible frame. x and width are in samples (count2), so the SVG can
- * carry exact numbers and the browser scales them; before and self_delta
- * matter for differential profiles only.
+ * One visible frame. x and width are in counts (count2: samples, or
+ * periods for a recording), so the SVG can carry exact numbers and the
+ * browser scales them; before is the second count: the count before, for
+ * a differential profile, or the samples behind the periods (see
+ * fg_layout.samples); self_delta matters for differential profiles only.
  */
 struct fg_node {
 	uint64_t x;
 	uint64_t width;
-	uint64_t before;	/* samples under this frame, before */
+	uint64_t before;	/* under this frame: before, or samples */
 	int64_t self_delta;	/* after - before, of stacks ending here */
 	uint64_t more_w;	/* narrow children merged, width */
 	uint64_t more_before;
@@ -39,7 +41,9 @@ struct fg_node {
 struct fg_layout {
 	struct fg_node *nodes;	/* pre-order, "(N more)" blocks last */
 	size_t n, alloc;
-	uint64_t total;		/* root width: samples, or --total */
+	uint64_t total;		/* root width: the counts, or --total */
+	bool samples;		/* before holds the samples of a profile of
+				 * periods that knows them */
 	uint32_t max_depth;
 	uint64_t max_delta;	/* largest |self_delta|, at least 1 */
 	double min_samples;	/* narrower frames were merged */

@@ -203,6 +203,10 @@ void fg_layout_build(struct fg_layout *l, const struct profile *p,
 
 	memset(l, 0, sizeof(*l));
 	l->max_delta = 1;
+	/* Not a flame chart's events: they come from folded text only. */
+	l->samples = !profile_is_diff(p) && !o->flamechart &&
+		     profile_meta(p)->unit == PROFILE_UNIT_PERIODS &&
+		     profile_has_samples(p);
 	l->total = o->total > sum ? o->total : sum;
 	if (o->min_width_pct) {
 		l->min_samples = (double)l->total * o->min_width / 100.0;
@@ -231,7 +235,8 @@ void fg_layout_build(struct fg_layout *l, const struct profile *p,
 		n = profile_nstacks(p);
 		for (i = 0; i < n; i++) {
 			profile_stack(p, order ? order[i] : i, &s);
-			add_stack(&w, &s, s.count, s.count2);
+			add_stack(&w, &s, l->samples ? s.samples : s.count,
+				  s.count2);
 		}
 	}
 	while (w.depth > 0)

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 // Interactivity of flamestat's flame graphs: details, zoom, search, URL.
 //
-// svg.c writes each frame as <path d="M{x} 0h{width}"/>, exact sample
-// counts inside the nested <svg id="frames">, whose viewBox maps samples to
-// pixels. Zooming is therefore a viewBox change; only the text labels,
+// svg.c writes each frame as <path d="M{x} 0h{width}"/>, exact counts
+// (samples, or periods) inside the nested <svg id="frames">, whose viewBox
+// maps counts to pixels. Zooming is therefore a viewBox change; only the text labels,
 // which live outside in pixels, are redrawn. The frames sit in one <g> per
 // depth, then one <g class> per colour ("root", "more" or a colour).
 // fsData (written just before this script) has one entry per frame in
 // document order in fsData.f: the index of its name in fsData.names, or
-// N for a "(N more)" block; and for differential graphs fsData.b (samples
-// before) and fsData.d (self change).
+// N for a "(N more)" block; for differential graphs fsData.b (samples
+// before) and fsData.d (self change). A recording's counts are sampling
+// periods: fsData.countns is the CPU time of one count, and fsData.s the
+// samples behind each frame's periods, when known.
 "use strict";
 (function () {
 	var D = fsData;
@@ -59,10 +61,27 @@
 		return s.charAt(0) === "-" ? s : "+" + s;
 	}
 
+	// CPU time, from nanoseconds.
+	function duration(ns) {
+		if (ns >= 1e9)
+			return (ns / 1e9).toFixed(2) + " s";
+		if (ns >= 1e6)
+			return (ns / 1e6).toFixed(2) + " ms";
+		return (ns / 1e3).toFixed(1) + " \u00b5s";
+	}
+
+	// "name (30.00 ms, 10 samples, 75.00%)", or flamegraph.pl's
+	// "name (10 samples, 75.00%)" for counts that are not time.
 	function describe(f) {
-		var t = f.name + " (" + grouped(f.w * D.factor) + " " +
-			D.countname + ", " + pct(f.w, D.total) + "%";
-		var d, b;
+		var parts = [], t, d, b;
+		if (D.countns)
+			parts.push(duration(f.w * D.countns));
+		if (D.s)
+			parts.push(grouped(D.s[f.i]) + " samples");
+		else if (D.countname)
+			parts.push(grouped(f.w * D.factor) + " " + D.countname);
+		parts.push(pct(f.w, D.total) + "%");
+		t = f.name + " (" + parts.join(", ");
 		if (D.diff) {
 			d = D.d[f.i];
 			b = D.b[f.i];
