@@ -362,6 +362,34 @@ check tool-report-periods-old-row grep -qxF '    50.00%   50.00%          10    
 check tool-report-periods-folded-row grep -qxF '    75.00%   75.00%       30.00  hot_leaf' "$T/report-periods-folded.out"
 check tool-report-periods-folded-header grep -q '^# flamestat report: 20 samples (20 taken, 0 lost), 0.040 s of CPU time (40 periods of 1.000 ms)' "$T/report-periods-folded.out"
 
+# --count samples: the counts are the samples (and the header says so,
+# with the periods' total); folded text of periods cannot give them.
+# Without the header, folded text of periods other than the samples gets a
+# note on stderr, so that they are not taken for samples unawares.
+"$FS" fold "${env_opts[@]}" --count samples --header "$T/periods.fstat" >"$T/fold-count-samples.out" 2>/dev/null
+check tool-fold-count-samples grep -qx 'chain;main;outer;middle;hot_leaf 10' "$T/fold-count-samples.out"
+check tool-fold-count-samples-header grep -q '^# flamestat: count=samples samples=20 sample_periods=40 ' "$T/fold-count-samples.out"
+"$FS" report --count samples "$T/fold-periods.out" >/dev/null 2>"$T/count-samples-folded.err"
+rc=$?
+if [ $rc = 1 ] && grep -q 'the input has the periods of each stack, not its samples' "$T/count-samples-folded.err"; then
+	pass tool-count-samples-of-periods-refused
+else
+	fail tool-count-samples-of-periods-refused "status $rc: $(head -2 "$T/count-samples-folded.err" | tr '\n' '|')"
+fi
+"$FS" fold "${env_opts[@]}" "$T/periods.fstat" 2>"$T/fold-note.err" >/dev/null
+check tool-fold-periods-note grep -qxF 'flamestat fold: note: the counts are the sampling periods the samples stand for, 40 for 20 samples (a sample also stands for the periods its CPU'"'"'s timer missed by firing late): --count samples counts samples, --header adds a line with both totals' "$T/fold-note.err"
+quiet=$( { "$FS" fold "${env_opts[@]}" --header "$T/periods.fstat"
+	   "$FS" fold "${env_opts[@]}" --count samples "$T/periods.fstat"
+	   "$FS" fold "${env_opts[@]}" "$T/periods-old.fstat"; } 2>&1 >/dev/null)
+if [ -z "$quiet" ]; then
+	pass tool-fold-periods-no-note
+else
+	fail tool-fold-periods-no-note "$quiet"
+fi
+# diff: counts of periods against counts of samples are not alike.
+"$FS" diff "$T/fold-count-samples.out" "$T/fold-periods.out" -o /dev/null 2>"$T/diff-units.err"
+check tool-diff-units-warned grep -q 'counts samples, .* sampling periods: where timers fired late' "$T/diff-units.err"
+
 # What record writes (tests/tool/recordout.c: record's option parsing and
 # output, from a snapshot file; linked like recordsum). The SVG: widths
 # of periods (hot_leaf 30 of 40), the CPU time in the meta line, and in
@@ -392,6 +420,20 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	else
 		fail tool-svg-periods-old "$(grep 'id="meta"\|class="root"\|"total"' "$T/periods-old.svg" | tr '\n' '|')"
 	fi
+	# record --count samples: folded counts and report shares of samples;
+	# -q: no note.
+	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" --count samples \
+		-o "$T/record-samples.folded" 2>"$T/record-samples.err"
+	check tool-record-count-samples grep -qx 'chain;main;outer;middle;hot_leaf 10' "$T/record-samples.folded"
+	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" -q -o "$T/record-periods.folded" 2>"$T/record-q.err"
+	if grep -qx 'chain;main;outer;middle;hot_leaf 30' "$T/record-periods.folded" &&
+	   [ ! -s "$T/record-q.err" ] && [ ! -s "$T/record-samples.err" ]; then
+		pass tool-record-periods-quiet
+	else
+		fail tool-record-periods-quiet "$(cat "$T/record-q.err" "$T/record-samples.err" | tr '\n' '|')"
+	fi
+	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" --count samples --format report >"$T/record-samples.report" 2>/dev/null
+	check tool-record-count-samples-report grep -qxF '    50.00%   50.00%          10  hot_leaf' "$T/record-samples.report"
 else
 	fail tool-recordout-build "$(head -3 "$T/recordout.log" | tr '\n' '|')"
 fi
@@ -493,6 +535,8 @@ status report-min 2 "$FS" report --min 101 "$T/snap.fstat"
 status report-two-files 2 "$FS" report "$T/snap.fstat" "$T/snap.fstat"
 status report-missing-file 1 "$FS" report /nonexistent.folded
 status fold-header-in-report 2 "$FS" report --header "$T/snap.fstat"
+status fold-count 2 "$FS" fold --count bogus "$T/snap.fstat"
+status record-count 2 "$FS" record --count time
 status status-argument 2 "$FS" status extra
 status report-ok 0 "$FS" report "${env_opts[@]}" "$T/snap.fstat"
 

@@ -72,6 +72,25 @@ static void add_side(struct profile *dst, const struct profile *src,
 	free(map);
 }
 
+/*
+ * Periods against samples compare time with how often: where timers fired
+ * late the periods are more. Only flamestat's header says which a file
+ * has (count=); say so when the two differ.
+ */
+static void same_unit(const struct profile *a, const char *pa,
+		      const struct profile *b, const char *pb)
+{
+	const struct profile_meta *ma = profile_meta(a), *mb = profile_meta(b);
+
+	if (!(ma->present & mb->present & PROFILE_META_UNIT) ||
+	    ma->unit == mb->unit)
+		return;
+	fs_warn("%s counts %s, %s %s: where timers fired late the periods are more than the samples; fold both recordings with the same --count",
+		pa, ma->unit == PROFILE_UNIT_PERIODS ? "sampling periods" :
+		"samples", pb, mb->unit == PROFILE_UNIT_PERIODS ?
+		"sampling periods" : "samples");
+}
+
 static int load(struct profile *p, const char *path)
 {
 	if (svg_read_path(p, path))
@@ -145,6 +164,7 @@ int do_diff(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out_free;
 	}
+	same_unit(before, argv[optind], after, argv[optind + 1]);
 	d = profile_new();
 	add_side(d, before, false);
 	add_side(d, after, true);

@@ -89,6 +89,7 @@ static void usage(FILE *out)
 "      --raw FILE         also save the raw recording, for 'flamestat report\n"
 "                         FILE' or 'flamestat fold FILE' later on this machine\n"
 "      --header           folded: a '# flamestat:' line with the totals\n"
+"%s"
 "  -q, --quiet            no live status line and no summary\n"
 "      --force            if another session holds the profiler, take it\n"
 "                         over (root only; that session's samples are lost)\n"
@@ -110,12 +111,14 @@ static void usage(FILE *out)
 		FLAMESTAT_MAX_PIDS, FLAMESTAT_MAX_FREQ, FLAMESTAT_DEFAULT_FREQ,
 		FLAMESTAT_MAX_KERNEL_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
 		FLAMESTAT_MAX_USER_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
-		src_options_help, report_options_help, svg_options_help);
+		out_count_help, src_options_help, report_options_help,
+		svg_options_help);
 }
 
 enum {
 	OPT_IDLE = 0x300, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
 	OPT_FORMAT, OPT_RAW, OPT_HEADER, OPT_FORCE,
+	OPT_COUNT,
 };
 
 static const struct option own_options[] = {
@@ -136,6 +139,7 @@ static const struct option own_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "header", no_argument, NULL, OPT_HEADER },
+	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -340,11 +344,16 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		case OPT_HEADER:
 			e->out.header = true;
 			break;
+		case OPT_COUNT:
+			if (out_count_parse(optarg, &e->out))
+				ret = EXIT_USAGE;
+			break;
 		case OPT_FORCE:
 			e->force = true;
 			break;
 		case 'q':
 			e->quiet = true;
+			e->out.quiet = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -23,11 +23,16 @@ static void usage(FILE *out, bool fold)
 "(.fstat, from 'flamestat record --raw') or folded text. Without FILE,\n"
 "from the live module: everything recorded since its last reset, while\n"
 "sampling goes on. Raw recordings are symbolized here, so read them on the\n"
-"machine that recorded them, before the binaries change.\n"
+"machine that recorded them, before the binaries change. COUNT is the\n"
+"sampling periods the stack's samples stand for (a sample also stands for\n"
+"the periods its CPU's timer missed by firing late), so that widths are\n"
+"CPU time; --count samples counts samples.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
-"      --header           a '# flamestat:' line with the totals first\n"
+"      --header           a '# flamestat:' line with the totals first (both\n"
+"                         samples and periods, and which COUNT is)\n"
+"%s"
 "  -h, --help             this text\n"
 "\n%s"
 "\n"
@@ -38,7 +43,7 @@ static void usage(FILE *out, bool fold)
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
 "loaded, 5 ABI mismatch. See flamestat-fold(1).\n",
-			src_options_help);
+			out_count_help, src_options_help);
 	else
 		fprintf(out,
 "Usage: flamestat report [OPTIONS] [FILE]\n"
@@ -53,6 +58,7 @@ static void usage(FILE *out, bool fold)
 "\n"
 "Options:\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
+"%s"
 "  -h, --help             this text\n"
 "\n%s\n%s"
 "\n"
@@ -64,16 +70,17 @@ static void usage(FILE *out, bool fold)
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
 "loaded, 5 ABI mismatch. See flamestat-report(1).\n",
-			report_options_help, src_options_help);
+			out_count_help, report_options_help, src_options_help);
 }
 
-enum { OPT_HEADER = 0x380 };
+enum { OPT_HEADER = 0x380, OPT_COUNT };
 
 static int run(int argc, char **argv, bool fold)
 {
 	static const struct option own[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -98,6 +105,10 @@ static int run(int argc, char **argv, bool fold)
 			if (!fold)
 				goto bad;
 			out.header = true;
+			break;
+		case OPT_COUNT:
+			if (out_count_parse(optarg, &out))
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout, fold);

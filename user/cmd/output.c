@@ -38,6 +38,24 @@ void out_opts_init(struct out_opts *o)
 	o->report.skip_roots = 1;
 }
 
+const char out_count_help[] =
+"      --count WHAT       what a stack's count is: periods (default), the\n"
+"                         sampling periods its samples stand for (x the\n"
+"                         period: its CPU time), or samples\n";
+
+int out_count_parse(const char *arg, struct out_opts *o)
+{
+	if (!strcmp(arg, "periods")) {
+		o->count_samples = false;
+	} else if (!strcmp(arg, "samples")) {
+		o->count_samples = true;
+	} else {
+		fs_err("--count '%s': expected periods or samples", arg);
+		return -1;
+	}
+	return 0;
+}
+
 int out_format_parse(const char *name, enum out_format *f)
 {
 	static const struct {
@@ -119,12 +137,34 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg)
 	return 1;
 }
 
-int out_write(const struct profile *p, const struct out_opts *o)
+/*
+ * Folded text without the header has one count per stack and nothing to
+ * say what it is: when the periods are not the samples, say so here.
+ */
+static void note_periods(const struct profile *p)
+{
+	uint64_t periods = profile_total(p), samples;
+
+	if (profile_meta(p)->unit != PROFILE_UNIT_PERIODS ||
+	    !profile_has_samples(p))
+		return;
+	samples = profile_total_samples(p);
+	if (periods != samples)
+		fs_note("the counts are the sampling periods the samples stand for, %llu for %llu samples (a sample also stands for the periods its CPU's timer missed by firing late): --count samples counts samples, --header adds a line with both totals",
+			(unsigned long long)periods,
+			(unsigned long long)samples);
+}
+
+int out_write(struct profile *p, const struct out_opts *o)
 {
 	enum out_format f = out_format_resolve(o);
 	struct svg_output out;
 	int r = 0;
 
+	if (o->count_samples && profile_count_samples(p)) {
+		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
+		return -1;
+	}
 	if (svg_output_open(&out, o->path))
 		return -1;
 	switch (f) {
@@ -138,6 +178,8 @@ int out_write(const struct profile *p, const struct out_opts *o)
 		r = report_write(p, &o->report, out.f);
 		break;
 	default:
+		if (!o->header && !o->quiet)
+			note_periods(p);
 		r = profile_write_folded(p, out.f,
 					 o->header ? PROFILE_WRITE_HEADER : 0);
 		break;

@@ -26,6 +26,9 @@ struct out_opts {
 	enum out_format format;
 	const char *path;	/* NULL or "-": standard output */
 	bool header;		/* folded: a "# flamestat:" metadata line */
+	bool count_samples;	/* --count samples: count samples, not the
+				 * periods they stand for */
+	bool quiet;		/* no notes on stderr */
 	struct svg_options svg;
 	struct report_opts report;
 };
@@ -33,6 +36,10 @@ struct out_opts {
 void out_opts_init(struct out_opts *o);
 /* "folded", "svg", "report", "raw"; -1 when unknown (nothing printed). */
 int out_format_parse(const char *name, enum out_format *f);
+/* --count periods|samples into o; -1 after reporting a bad value. */
+int out_count_parse(const char *arg, struct out_opts *o);
+/* --count's help line, for the commands that write a recording. */
+extern const char out_count_help[];
 /* The format for o->path and o->format: never OUT_AUTO. */
 enum out_format out_format_resolve(const struct out_opts *o);
 
@@ -41,7 +48,12 @@ extern const struct option report_getopt_options[];
 extern const char report_options_help[];
 int report_handle_option(struct report_opts *o, int opt, const char *arg);
 
-/* Writes @p (not OUT_RAW). Returns 0, or -1 after reporting. */
-int out_write(const struct profile *p, const struct out_opts *o);
+/*
+ * Writes @p (not OUT_RAW); with count_samples, its counts become its
+ * samples first (profile_count_samples()). Folded text without the
+ * header whose counts are periods other than the samples gets a note on
+ * stderr saying so, unless quiet. Returns 0, or -1 after reporting.
+ */
+int out_write(struct profile *p, const struct out_opts *o);
 
 #endif

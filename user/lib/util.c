@@ -47,6 +47,15 @@ void fs_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void fs_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap, 0);
+	va_end(ap);
+}
+
 static void *oom(size_t n)
 {
 	fprintf(stderr, "%s: out of memory allocating %zu bytes\n",

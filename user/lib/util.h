@@ -28,6 +28,8 @@ void fs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with ": strerror(errno)" appended. */
 void fs_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "flamestat fold: note: <message>": what the user should know, no fault. */
+void fs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Allocation that exits with a message on failure. */
 void *xmalloc(size_t n);
