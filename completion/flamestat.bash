@@ -3,7 +3,8 @@
 
 _flamestat_stack_opts="--comm-pid --cpu-root --delimiter --addresses --raw-names
 	--no-annotate --debug-dir --sysroot --perfmap-dir --kallsyms --verbose"
-_flamestat_report_opts="--sort --no-children --limit --min --roots"
+# (--count: record, report and fold)
+_flamestat_report_opts="--sort --no-children --limit --min --roots --count"
 _flamestat_svg_opts="--title --subtitle --width --height --minwidth --fonttype
 	--fontsize --fontwidth --countname --nametype --colors --bgcolors --hash
 	--random --cp --reverse --inverted --flamechart --negate --notes --factor
@@ -40,6 +41,7 @@ _flamestat()
 	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "folded svg report raw" -- "$cur")); return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
+	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color) return ;;
@@ -52,7 +54,7 @@ _flamestat()
 		-o --output --format --raw --header --force -q --quiet -h --help --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
-	fold) opts="-o --output --header -h --help $_flamestat_stack_opts" ;;
+	fold) opts="-o --output --header --count -h --help $_flamestat_stack_opts" ;;
 	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
 	diff) opts="-o --output -n --normalize -F --folded -h --help $_flamestat_svg_opts" ;;
 	status) opts="-h --help" ;;
