@@ -39,7 +39,8 @@ expect_ge "record: libfsbusy.so functions named (lib_hot;lib_inner)" "$lib" 500
 # (the debug kernel forks and execs several times slower: a longer limit)
 limit=20
 fs_debug_kernel && limit=120
-check "record -- shortlived" $FS record -q -o "$FS_TMP/short.folded" -- "$FS_WL/shortlived" -n 100 -m 10 "$limit"
+# Samples, not periods (the default count): the ratios below are of samples.
+check "record -- shortlived" $FS record -q --count samples -o "$FS_TMP/short.folded" -- "$FS_WL/shortlived" -n 100 -m 10 "$limit"
 artifact "$FS_TMP/short.folded"
 # Every user frame of every sample of the workload (parent, children,
 # start-up and exit): named, or file+0xOFF / [unknown] / [anon] / 0x.

@@ -23,8 +23,11 @@ fs_loaded && rmmod flamestat
 # meta FILE KEY: a number of FILE's '# flamestat:' header.
 meta() { sed -n "1s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 
+# Counts of samples throughout (--count samples): the header's frameless
+# figures are samples, and folded output counts periods by default.
+
 # --- libc's memcpy: copy_block missing above it ---
-check "record -- memcopy" sh -c "$FS record -U --header -o $FS_TMP/memcpy-libc.folded --raw $FS_TMP/memcpy-libc.fstat -- $FS_WL/memcopy 4 2>$FS_TMP/libc.err"
+check "record -- memcopy" sh -c "$FS record --count samples -U --header -o $FS_TMP/memcpy-libc.folded --raw $FS_TMP/memcpy-libc.fstat -- $FS_WL/memcopy 4 2>$FS_TMP/libc.err"
 sed 's/^/#   stderr: /' "$FS_TMP/libc.err"
 artifact "$FS_TMP/memcpy-libc.folded"
 artifact "$FS_TMP/libc.err" memcpy-libc.err
@@ -43,7 +46,7 @@ expect_ge "checksum, a leaf with its frame pointer, under work (>= 10%, x10)" $(
 user=$(meta "$f" user_samples)
 frameless=$(meta "$f" frameless)
 # The samples whose leaf is in libc (by address: file+offset frames).
-$FS fold --addresses "$FS_TMP/memcpy-libc.fstat" >"$FS_TMP/memcpy-libc.addr" 2>/dev/null
+$FS fold --count samples --addresses "$FS_TMP/memcpy-libc.fstat" >"$FS_TMP/memcpy-libc.addr" 2>/dev/null
 inlibc=$(awk '{c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n = split(s, a, ";")
 	if (a[n] ~ /^libc\.so\.6\+0x/) t += c} END {print t + 0}' "$FS_TMP/memcpy-libc.addr")
 log "libc: header user_samples=$user frameless=$frameless; leaves in libc.so.6: $inlibc"
@@ -64,7 +67,7 @@ check "report: the note, memcpy named" \
 	grep -Eq '^# note: [0-9.]+% of the samples with a user stack have their leaf in code without a frame pointer \(libc\.so\.6 [^ ]*mem(cpy|move)' "$FS_TMP/memcpy-libc.report"
 
 # --- our own copy loop, with its frame pointer: the whole tower ---
-check "record -- memcopy -f" sh -c "$FS record -U --header -o $FS_TMP/memcpy-fp.folded -- $FS_WL/memcopy -f 4 2>$FS_TMP/fp.err"
+check "record -- memcopy -f" sh -c "$FS record --count samples -U --header -o $FS_TMP/memcpy-fp.folded -- $FS_WL/memcopy -f 4 2>$FS_TMP/fp.err"
 sed 's/^/#   stderr: /' "$FS_TMP/fp.err"
 artifact "$FS_TMP/memcpy-fp.folded"
 f=$FS_TMP/memcpy-fp.folded
@@ -84,7 +87,7 @@ expect_le "frameless leaves: start-up and prologues only (<= 5%, x20)" $((${fram
 # --- shortlived -l: a third of each child's work in memcpy ---
 limit=60
 fs_debug_kernel && limit=300
-check "record -- shortlived -l" sh -c "$FS record -U --header -o $FS_TMP/short.folded -- $FS_WL/shortlived -l -n 100 -m 10 $limit 2>$FS_TMP/short.err"
+check "record -- shortlived -l" sh -c "$FS record --count samples -U --header -o $FS_TMP/short.folded -- $FS_WL/shortlived -l -n 100 -m 10 $limit 2>$FS_TMP/short.err"
 sed 's/^/#   stderr: /' "$FS_TMP/short.err"
 artifact "$FS_TMP/short.folded"
 f=$FS_TMP/short.folded
