@@ -8,7 +8,8 @@
 # timers fire late (overruns): its periods in a snapshot (snapdump) x the
 # period must match the CPU time it measured itself
 # (CLOCK_THREAD_CPUTIME_ID) within 2%; its samples alone fall short by the
-# share of periods missed (logged).
+# share of periods missed (logged). The tool's folded output counts the
+# same periods (and the samples with --count samples).
 # timeout: 150
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -36,5 +37,18 @@ expect_ge "periods >= samples" "$periods" "$count"
 diff=$((by_periods - cpu_ns))
 [ "$diff" -lt 0 ] && diff=$((-diff))
 expect_le "periods x period is chain's CPU time within 2% (x50)" $((diff * 50)) "$cpu_ns"
+
+# What the tool reports from the same session: folded counts (periods by
+# default) and the report's CPU time for chain.
+check "flamestat fold" sh -c "flamestat fold >$FS_TMP/tool.folded"
+artifact "$FS_TMP/tool.folded"
+tool=$(fs_sum "$FS_TMP/tool.folded" '^chain;')
+expect_eq "flamestat fold counts chain's periods" "$tool" "$periods"
+check "flamestat report" sh -c "flamestat report --count periods >$FS_TMP/report.txt 2>&1"
+artifact "$FS_TMP/report.txt"
+log "report: $(grep -m1 'CPU time' "$FS_TMP/report.txt")"
+check "flamestat fold --count samples" sh -c "flamestat fold --count samples >$FS_TMP/samples.folded"
+expect_eq "flamestat fold --count samples counts chain's samples" \
+	"$(fs_sum "$FS_TMP/samples.folded" '^chain;')" "$count"
 check "unload" fs_unload
 finish
