@@ -42,6 +42,21 @@ function expectedShare(folded, re) {
 	return p === 100 ? "100" : p.toFixed(1);
 }
 
+// The widest frame named NAME on the page: its centre on screen and its
+// layout (x, depth, width), or null when there is none.
+function widestFrame(page, name) {
+	return page.evaluate(n => {
+		const r = [...document.querySelectorAll("#frames path")]
+			.filter(e => e.fsFrame && e.fsFrame.name === n)
+			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
+		if (!r)
+			return null;
+		const b = r.getBoundingClientRect();
+		return { x: b.x + b.width / 2, y: b.y + b.height / 2,
+			 fx: r.fsFrame.x, depth: r.fsFrame.depth, w: r.fsFrame.w };
+	}, name);
+}
+
 async function graphChecks(ctx, c) {
 	const page = await ctx.newPage();
 	await page.setViewportSize({ width: 1500, height: 900 });
@@ -60,16 +75,7 @@ async function graphChecks(ctx, c) {
 	check("browser-labels", nlabels > 3, nlabels + " labels drawn");
 
 	// Hover the frame named c.zoom: details bar and tooltip.
-	const box = await page.evaluate(name => {
-		const r = [...document.querySelectorAll("#frames path")]
-			.filter(e => e.fsFrame && e.fsFrame.name === name)
-			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
-		if (!r)
-			return null;
-		const b = r.getBoundingClientRect();
-		return { x: b.x + b.width / 2, y: b.y + b.height / 2,
-			 fx: r.fsFrame.x, depth: r.fsFrame.depth, w: r.fsFrame.w };
-	}, c.zoom);
+	const box = await widestFrame(page, c.zoom);
 	if (!box) {
 		fail("browser-find-frame", "no frame named " + c.zoom);
 		await page.close();
@@ -204,15 +210,7 @@ async function detailsChecks(ctx, c) {
 	await page.setViewportSize({ width: 1200, height: 600 });
 	await page.goto("file://" + path.resolve(c.svg));
 	await page.waitForFunction(() => window.flamestat !== undefined);
-	const box = await page.evaluate(name => {
-		const r = [...document.querySelectorAll("#frames path")]
-			.filter(e => e.fsFrame && e.fsFrame.name === name)
-			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
-		if (!r)
-			return null;
-		const b = r.getBoundingClientRect();
-		return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-	}, c.frame);
+	const box = await widestFrame(page, c.frame);
 	if (box) {
 		await page.mouse.move(box.x, box.y);
 		const det = await page.locator("#details").textContent();
