@@ -14,20 +14,6 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-# chain_named TAG: chain runs 3 s in this session; >= 90% of its samples
-# must be named main;outer;middle;hot_leaf.
-chain_named() {
-	wl_bg chain 3
-	check "$1: chain exits 0" wl_wait
-	fs_read "$FS_TMP/named.folded"
-	grep '^chain;' "$FS_TMP/named.folded" | fs_symbolize >"$FS_TMP/named.sym"
-	_t=$(fs_sum "$FS_TMP/named.sym" '^chain;')
-	_n=$(fs_sum "$FS_TMP/named.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
-	log "$1: chain $_t samples, $_n named"
-	expect_ge "$1: chain sampled" "$_t" 300
-	expect_ge "$1: chain >= 90% named (x10 vs x9)" $((_n * 10)) $((_t * 9))
-}
-
 N=$(fs_size 2500 50000)
 if [ "$FS_TORTURE" = long ]; then fs_load; else fs_load max_procs=128; fi
 t0=$(now_ms)
