@@ -33,6 +33,23 @@ static char *write_out(const struct profile *p, size_t *len)
 	return buf;
 }
 
+/* The bytes of a failing case, escaped, for the log the suite shows. */
+static void dump(FILE *f, const char *what, const char *s, size_t len)
+{
+	size_t i;
+
+	fprintf(f, "--- %s (%zu bytes) ---\n", what, len);
+	for (i = 0; i < len && i < 2048; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n' || (c >= 0x20 && c < 0x7f))
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+	fprintf(f, "%s\n--- end ---\n", i < len ? "..." : "");
+}
+
 /* Some frame name is empty or holds whitespace. */
 static bool names_ambiguous(const struct profile *p)
 {
@@ -102,6 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out2 = write_out(q, &len2);
 	if (!names_ambiguous(p) && (len != len2 || memcmp(out, out2, len))) {
 		fprintf(err, "folded output does not read back the same\n");
+		dump(err, "written", out, len);
+		dump(err, "written again", out2, len2);
 		abort();
 	}
 	free(out);

@@ -105,6 +105,8 @@ fuzz() {
 		echo "PASS fuzz/$t ($(sed -n 's/^stat::number_of_executed_units: *//p' "$log") runs in ${secs}s, $(grep -o 'cov: [0-9]*' "$log" | tail -n 1), corpus $(find "$corpus" -type f | wc -l))"
 	else
 		echo "FAIL fuzz/$t: libFuzzer exit status $rc after ${secs}s: $(grep -m1 -E 'ERROR|does not|reads back|runtime error' "$log") (input: $(find "$F" -maxdepth 1 -name "$t-*" | head -n 1); log: $log)"
+		# What fuzz_folded wrote and read back, when that differed.
+		sed -n '/^--- written/,/^--- end ---$/p' "$log" | head -n 40 | sed 's/^/    /'
 		grep -A12 -m1 -E 'ERROR|runtime error' "$log" | sed 's/^/    /'
 	fi
 }

@@ -127,6 +127,21 @@ static void test_roundtrip(void)
 	profile_free(p2);
 }
 
+/* A bad value in the header is ignored and keeps what an earlier key said
+ * (found by fuzz/folded: "cost_ns=9 cost_ns=-9" wrote back cost_ns=-9). */
+static void test_bad_meta_value(void)
+{
+	struct profile *p = from_text(
+		"# flamestat: cost_ns=9 samples=4 cost_ns=-9 samples=-1 cost_ns=nan\na 1\n",
+		NULL);
+	char *out = folded(p, PROFILE_WRITE_HEADER);
+
+	CHECK("bad-meta-keeps-earlier", !strcmp(out,
+		"# flamestat: samples=4 cost_ns=9\na 1\n"));
+	free(out);
+	profile_free(p);
+}
+
 /* Self-throttling: counted apart, added up over inputs, noted. */
 static void test_throttle(void)
 {
@@ -341,6 +356,7 @@ int main(void)
 	test_add_merge();
 	test_read();
 	test_roundtrip();
+	test_bad_meta_value();
 	test_throttle();
 	test_periods();
 	test_diff();

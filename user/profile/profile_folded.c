@@ -193,9 +193,12 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 			continue;
 		}
 		if (eq - start == 7 && !memcmp(s + start, "cost_ns", 7)) {
-			if (parse_double(val, &r->meta.cost_ns) ||
-			    r->meta.cost_ns < 0)
+			double cost;
+
+			/* A bad value keeps what an earlier one said. */
+			if (parse_double(val, &cost) || !(cost >= 0))
 				goto bad;
+			r->meta.cost_ns = cost;
 			r->meta.present |= PROFILE_META_COST;
 			continue;
 		}
