@@ -139,7 +139,11 @@ check_kernel() {
 		FLAMESTAT_MODULES=$img/lib/modules/$krel \
 		"$TOP/tests/vm/run-tests.sh" --no-build --out "$out" "${tests[@]}" \
 		>"$out.results" 2>"$out.log"
-	sed -nE "s#^(PASS|FAIL|SKIP) #\1 kernels/$name:#p" "$out.results"
+	# Results, and the detail lines under each failure (test output,
+	# console tail): CI shows nothing else of a run.
+	awk -v k="kernels/$name:" '
+		/^(PASS|FAIL|SKIP) / { detail = ($1 == "FAIL"); sub(/ /, " " k); print; next }
+		detail && /^    / { print }' "$out.results"
 	grep -qE '^(PASS|FAIL) ' "$out.results" ||
 		echo "FAIL kernels/$name-guest: the guest tests reported nothing (log: $out.log)"
 	rm -rf "$src"

@@ -172,6 +172,12 @@ report_group() {
 				show_console "$dir"
 			else
 				echo "FAIL $label/$name: not run: guest ${status}${died_in:+ (see $label/$died_in)}"
+				# Died before any test began: what the console said last,
+				# once.
+				if [ -z "$died_in" ]; then
+					died_in=boot
+					show_console "$dir"
+				fi
 			fi
 			continue
 		fi
