@@ -21,29 +21,32 @@
  * program of interest an address no other one uses).
  *
  * irq=on (one vCPU only; implies user=on): where a timer interrupt would
- * land. An interrupt that comes while interrupts are disabled is taken
- * at the instruction after the one that enables them again, so a sampler
- * driven by a timer interrupt never sees the instructions run with them
- * disabled, and credits that time to where they come back on. The plugin
- * follows the interrupt flag through the instructions that change it:
- * user-mode syscall (clears it), cli, sti (sets it after one more
- * instruction), sysretq (back in user mode after the syscall), iretq.
- * Each listed address then has two more columns,
+ * land, and where it did. An interrupt that comes while interrupts are
+ * disabled is taken at the instruction after the one that enables them
+ * again, so a sampler driven by a timer interrupt never sees the
+ * instructions run with them disabled, and credits that time to where
+ * they come back on. The plugin follows the interrupt flag through what
+ * changes it: a user-mode syscall and the entry of an interrupt (clear
+ * it), cli, sti (sets it after one more instruction), sysretq (back in
+ * user mode after the syscall), iretq. Interrupt entries are recognised by
+ * their first instructions (Linux's idtentry: clac or a 3-byte nop, cld,
+ * push $-1, which exceptions without an error code share). Each listed
+ * address then has four more columns,
  *
- *   ADDRESS COUNT HELD CREDITED
+ *   ADDRESS COUNT HELD CREDITED LANDED IRQ
  *
- * HELD: the instructions counted there that ran with interrupts
- * disabled; CREDITED: the held instructions that
- * a deferred interrupt would have credited to that address (the
- * instruction after sti's shadow, or a syscall's user return address).
- * COUNT - HELD + CREDITED is what an ideal timer-interrupt sampler finds
- * there. The mark line adds held= (held, not yet credited at the mark),
- * interrupted= (held instructions that an iretq ended: credited to
- * whatever context an interrupt had stopped, unknown here) and popf=
- * (popf instructions run in the kernel, which may change the flag
- * unseen). Interrupt and exception entry is not seen (it clears the flag
- * too): their handlers count as running with interrupts enabled until
- * their own cli, a small error where they are rare.
+ * HELD: the instructions counted there that ran with interrupts disabled;
+ * CREDITED: the held instructions that a deferred interrupt would have
+ * credited to that address (sti's shadow, or a syscall's user return
+ * address); COUNT - HELD + CREDITED is what an ideal timer-interrupt
+ * sampler finds there. LANDED: the interrupts that QEMU delivered there
+ * (their interrupted instruction: the first block run after their
+ * iretq), which is what a real one finds. IRQ: the instructions counted
+ * there that an interrupt handler ran (held too). The mark line adds held=
+ * (held, not yet credited at the mark), interrupted= (held instructions
+ * that an interrupt handler ran: credited to whatever it interrupted,
+ * left out), popf= (popf instructions run in the kernel, which may change
+ * the flag unseen) and landed= (interrupts).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -113,6 +116,10 @@ struct slot {
 	uint64_t held_last;
 	uint64_t credit;	/* irq=on: held time credited here */
 	uint64_t credit_last;
+	uint64_t landed;	/* irq=on: interrupts delivered here */
+	uint64_t landed_last;
+	uint64_t irq;		/* irq=on: run by an interrupt handler */
+	uint64_t irq_last;
 };
 
 static struct slot *table;
@@ -126,9 +133,11 @@ static bool full, per_user, track_irq;
  * irq=on: the interrupt flag as far as the instructions seen tell (one
  * vCPU, so no locking: translation and execution share its thread).
  */
-struct tb_info {		/* a kernel translation block */
+struct tb_info {		/* a translation block */
 	size_t n;		/* its instructions */
+	bool kernel;
 	bool cli_first;		/* it starts with cli */
+	bool irq_entry;		/* an interrupt's entry */
 	struct slot *s[];	/* their slots */
 };
 struct cli_info {		/* a cli, in its block */
@@ -139,10 +148,16 @@ static bool irq_off;		/* interrupts disabled */
 static bool irq_shadow;		/* sti ran: disabled for one more instruction */
 static uint64_t held;		/* run disabled since the last credit */
 static struct slot *syscall_ret;	/* open syscall's user return address */
-static bool iret_open;		/* an iretq ran: user or kernel next? */
-static uint64_t iret_user;	/* user_count at that iretq */
+static bool iret_open;		/* an iretq returned from what we did not see enter */
 static uint64_t interrupted, interrupted_last;
 static uint64_t popf, popf_last;
+static uint64_t landed, landed_last;
+/* Interrupts being handled (nested): the flag before each. */
+#define NEST 32
+static bool nest_off[NEST];
+static int depth;
+static bool want_landing;	/* the next block is where one landed */
+static uint64_t deferred;	/* held time for the next block's start */
 
 static bool kernel_pc(uint64_t pc)
 {
@@ -181,29 +196,35 @@ static void on_marker(unsigned int vcpu, void *udata)
 		user_count - user_last, k);
 	if (track_irq)
 		fprintf(out, " held=%" PRIu64 " interrupted=%" PRIu64
-			" popf=%" PRIu64, held, interrupted - interrupted_last,
-			popf - popf_last);
+			" popf=%" PRIu64 " landed=%" PRIu64, held,
+			interrupted - interrupted_last, popf - popf_last,
+			landed - landed_last);
 	fprintf(out, "%s\n", full ? " table-full" : "");
 	for (i = 0; i < SLOTS; i++) {
 		struct slot *t = &table[i];
 
 		if (t->count != t->last || t->held != t->held_last ||
-		    t->credit != t->credit_last) {
+		    t->credit != t->credit_last || t->landed != t->landed_last) {
 			fprintf(out, "%" PRIx64 " %" PRIu64, t->pc,
 				t->count - t->last);
 			if (track_irq)
-				fprintf(out, " %" PRIu64 " %" PRIu64,
-					t->held - t->held_last,
-					t->credit - t->credit_last);
+				fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64
+					" %" PRIu64, t->held - t->held_last,
+					t->credit - t->credit_last,
+					t->landed - t->landed_last,
+					t->irq - t->irq_last);
 			fputc('\n', out);
 		}
 		t->last = t->count;
 		t->held_last = t->held;
 		t->credit_last = t->credit;
+		t->landed_last = t->landed;
+		t->irq_last = t->irq;
 	}
 	user_last = user_count;
 	interrupted_last = interrupted;
 	popf_last = popf;
+	landed_last = landed;
 	fflush(out);
 	pthread_mutex_unlock(&lock);
 }
@@ -218,37 +239,65 @@ static void credit(struct slot *s)
 	held = 0;
 }
 
-/* An iretq ran with interrupts held: did it return to user mode? */
-static void settle_iret(void)
-{
-	iret_open = false;
-	if (user_count != iret_user) {
-		/* Back to user mode: a syscall's return, or an interrupt's. */
-		credit(syscall_ret);
-		syscall_ret = NULL;
-	} else {
-		/* To the kernel context an interrupt had stopped. */
-		credit(NULL);
-	}
-}
-
 /* Instructions from..to-1 of a block ran with interrupts held. */
 static void hold(struct tb_info *ti, size_t from, size_t to)
 {
 	size_t i;
 
-	for (i = from; i < to; i++)
+	for (i = from; i < to; i++) {
 		ti->s[i]->held++;
+		if (depth)
+			ti->s[i]->irq++;
+	}
 	held += to - from;
 }
 
-static void on_kernel_tb(unsigned int vcpu, void *udata)
+/* A block starts (every block, with irq=on). */
+static void on_tb(unsigned int vcpu, void *udata)
 {
 	struct tb_info *ti = udata;
 
 	(void)vcpu;
-	if (iret_open)
-		settle_iret();
+	if (deferred && (want_landing || !ti->irq_entry)) {
+		/*
+		 * Where an interrupt after sti's shadow would land: this
+		 * block, or where the interrupt that came there returned.
+		 */
+		ti->s[0]->credit += deferred;
+		deferred = 0;
+	}
+	if (want_landing) {
+		/* The interrupted instruction, where the iretq went. */
+		ti->s[0]->landed++;
+		landed++;
+		want_landing = false;
+	}
+	if (iret_open) {
+		/*
+		 * An iretq we did not see the entry of (depth 0): a
+		 * syscall's return to user mode, or nothing we follow.
+		 */
+		iret_open = false;
+		credit(ti->kernel ? NULL : syscall_ret ? syscall_ret : ti->s[0]);
+		syscall_ret = NULL;
+	}
+	if (!ti->kernel) {
+		if (irq_off || depth) {
+			/* In user mode they are on: we missed a return. */
+			irq_off = irq_shadow = false;
+			depth = 0;
+			credit(ti->s[0]);
+		}
+		return;
+	}
+	if (ti->irq_entry) {
+		/* The hardware disabled them; the handler runs held. */
+		if (depth < NEST)
+			nest_off[depth] = irq_off;
+		depth++;
+		irq_off = true;
+		irq_shadow = false;
+	}
 	if (irq_shadow) {
 		irq_shadow = false;
 		if (ti->cli_first) {
@@ -258,11 +307,16 @@ static void on_kernel_tb(unsigned int vcpu, void *udata)
 		}
 		/*
 		 * Its first instruction is sti's shadow; the interrupt
-		 * comes before the next one.
+		 * comes before the next one (QEMU ends the block there).
 		 */
 		hold(ti, 0, 1);
 		irq_off = false;
-		credit(ti->s[ti->n > 1 ? 1 : 0]);
+		if (ti->n > 1) {
+			credit(ti->s[1]);
+		} else {
+			deferred += held;
+			held = 0;
+		}
 		return;
 	}
 	if (irq_off)
@@ -301,6 +355,9 @@ static void on_sysret(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	(void)udata;
+	/* Only ever at the end of a syscall: nothing is being handled. */
+	depth = 0;
+	want_landing = false;
 	if (!irq_off)
 		return;
 	irq_off = false;
@@ -310,13 +367,26 @@ static void on_sysret(unsigned int vcpu, void *udata)
 
 static void on_iret(unsigned int vcpu, void *udata)
 {
+	bool before;
+
 	(void)vcpu;
 	(void)udata;
+	if (depth > 0) {
+		/* The end of an interrupt's handling. */
+		depth--;
+		before = depth < NEST ? nest_off[depth] : false;
+		want_landing = true;
+		if (irq_off && !before) {
+			irq_off = false;
+			credit(NULL);
+		}
+		irq_off = before;
+		return;
+	}
 	if (!irq_off)
 		return;
 	irq_off = false;
 	iret_open = true;
-	iret_user = user_count;
 }
 
 static void on_popf(unsigned int vcpu, void *udata)
@@ -340,36 +410,52 @@ static const unsigned char op_cli[] = { 0xfa }, op_sti[] = { 0xfb },
 #define exec_cb(insn, fn, udata) \
 	qemu_plugin_register_vcpu_insn_exec_cb(insn, fn, QEMU_PLUGIN_CB_NO_REGS, udata)
 
+/*
+ * Linux's idtentry without an error code: clac (a block of its own: it
+ * changes the flags a block is translated for) or a 3-byte nop where the
+ * CPU has no SMAP, then cld and push $-1.
+ */
+static bool is_irq_entry(struct qemu_plugin_tb *tb, size_t n)
+{
+	static const unsigned char nop3[] = { 0x0f, 0x1f, 0x00 },
+		cld[] = { 0xfc }, push[] = { 0x6a, 0xff };
+	size_t k = 0;
+
+	if (n >= 1 && insn_is(qemu_plugin_tb_get_insn(tb, 0), nop3, 3))
+		k = 1;
+	return n >= k + 2 && insn_is(qemu_plugin_tb_get_insn(tb, k), cld, 1) &&
+	       insn_is(qemu_plugin_tb_get_insn(tb, k + 1), push, 2);
+}
+
 /* irq=on: the callbacks of one block. Under the lock. */
 static void track_tb(struct qemu_plugin_tb *tb, size_t n, bool kernel)
 {
 	struct qemu_plugin_insn *insn;
-	struct tb_info *ti = NULL;
+	struct tb_info *ti;
 	struct cli_info *ci;
 	struct slot *s;
 	size_t i;
 
-	if (kernel) {
-		ti = calloc(1, sizeof(*ti) + n * sizeof(ti->s[0]));
-		if (!ti) {
+	ti = calloc(1, sizeof(*ti) + n * sizeof(ti->s[0]));
+	if (!ti) {
+		full = true;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		insn = qemu_plugin_tb_get_insn(tb, i);
+		ti->s[i] = slot_of(qemu_plugin_insn_vaddr(insn));
+		if (!ti->s[i]) {
 			full = true;
+			free(ti);
 			return;
 		}
-		for (i = 0; i < n; i++) {
-			insn = qemu_plugin_tb_get_insn(tb, i);
-			ti->s[i] = slot_of(qemu_plugin_insn_vaddr(insn));
-			if (!ti->s[i]) {
-				full = true;
-				free(ti);
-				return;
-			}
-		}
-		ti->n = n;
-		ti->cli_first = insn_is(qemu_plugin_tb_get_insn(tb, 0), op_cli,
-					sizeof(op_cli));
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_kernel_tb,
-			QEMU_PLUGIN_CB_NO_REGS, ti);
 	}
+	ti->n = n;
+	ti->kernel = kernel;
+	ti->cli_first = insn_is(qemu_plugin_tb_get_insn(tb, 0), op_cli,
+				sizeof(op_cli));
+	ti->irq_entry = kernel && is_irq_entry(tb, n);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS, ti);
 	for (i = 0; i < n; i++) {
 		insn = qemu_plugin_tb_get_insn(tb, i);
 		if (!kernel) {
