@@ -27,6 +27,11 @@
 #                    artifact, for insnprof-report.sh
 #   BENCH_DIRECT     1: timeit runs the workload itself, not through sh -c
 #                    (no shell in the profiled window)
+#   BENCH_JITTER     N: the floor module fires at BENCH_JITTER_FREQ Hz
+#                    (1009) all along with jitter=N (a random delay between
+#                    two samples, against phase locking under -icount); not
+#                    with the floor profiler
+#   BENCH_WARMUP     0: no untimed run of each workload first
 #   BENCH_ENTRY      1: print "@@BENCH-ENTRY wl=W entry=0x.." first, each
 #                    workload's entry point as loaded (AT_ENTRY; with the
 #                    ELF header's, its load address)
@@ -304,10 +309,22 @@ if command -v flamestat >/dev/null; then
 		insmod /lib/flamestat/flamestat.ko autostart=0 || err "cannot load flamestat.ko"
 fi
 
+if [ "${BENCH_JITTER:-0}" != 0 ]; then
+	case " $BENCH_PROFILERS " in
+	*" floor "*) err "BENCH_JITTER: the floor profiler needs the module unloaded" ;;
+	*) insmod "$FLOOR_KO" freq="${BENCH_JITTER_FREQ:-1009}" jitter="$BENCH_JITTER" ||
+		err "BENCH_JITTER: insmod failed" ;;
+	esac
+fi
+
 if [ "${BENCH_KALLSYMS:-0}" = 1 ]; then
 	# For bench/overhead/insnprof-report.sh: every kernel symbol, the
 	# floor module's and flamestat's included.
-	insmod "$FLOOR_KO" && cat /proc/kallsyms >"$W/kallsyms" && rmmod flamestat_floor
+	if [ -d /sys/module/flamestat_floor ]; then
+		cat /proc/kallsyms >"$W/kallsyms"
+	else
+		insmod "$FLOOR_KO" && cat /proc/kallsyms >"$W/kallsyms" && rmmod flamestat_floor
+	fi
 	mkdir -p "$FS_ARTIFACTS"
 	cp "$W/kallsyms" "$FS_ARTIFACTS/kallsyms"
 fi
@@ -328,7 +345,9 @@ fi
 # the same page cache and the same kernel state (first runs fault in and
 # activate pages that later runs do not).
 while IFS= read -r spec; do
-	[ -n "$spec" ] || continue
+	if [ -z "$spec" ] || [ "${BENCH_WARMUP:-1}" != 1 ]; then
+		continue
+	fi
 	msg "warm-up ${spec%%=*}"
 	sh -c "${spec#*=}" </dev/null >/dev/null 2>&1
 done <"$W/workloads"
@@ -361,4 +380,5 @@ case " $BENCH_PROFILERS " in
 	fi ;;
 esac
 [ -d /sys/module/flamestat ] && rmmod flamestat
+[ -d /sys/module/flamestat_floor ] && rmmod flamestat_floor
 msg "done"
