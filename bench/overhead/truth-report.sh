@@ -136,7 +136,7 @@ echo "$workloads" | tr '|' '\n' | while IFS= read -r spec; do
 	echo "| leaf | instructions | truth | landed | flamestat | perf | flamestat error | perf error |"
 	echo "|---|---|---|---|---|---|---|---|"
 	# Rows "max-share leaf instructions truth landed flamestat perf"
-	# (shares in %), the 12 largest; the summary gets the largest errors
+	# (shares in %), the 15 largest; the summary gets the largest errors
 	# of all.
 	awk -v period="$(awk -v f="$freq" 'BEGIN { print 1e9 / f }')" \
 		-v wl="$wl" -v summary="$summary" '
@@ -167,7 +167,7 @@ echo "$workloads" | tr '|' '\n' | while IFS= read -r spec; do
 			sel = tl ? 100 * sqrt(p * (1 - p) / tl) : 0
 			printf "%s %.2f %s %.2f %s %.2f %.2f %.2f %s %d %d %d %.2f %.2f %.1f\n", wl, wa, wla, wb, wlb,
 				xa, xb, ql, qll, ta, tb / period, tl, se, sel, top >> summary
-		}' "$tmp/truth-$wl" "$tmp/fs-$wl" "$tmp/perf-$wl" | sort -rn | head -n 12 |
+		}' "$tmp/truth-$wl" "$tmp/fs-$wl" "$tmp/perf-$wl" | sort -rn | head -n 15 |
 		awk '{ printf "| %s | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %+.2f / %+.2f pp | %+.2f / %+.2f pp |\n",
 			$2, $3, $4, $5, $6, $7, $6 - $4, $6 - $5, $7 - $4, $7 - $5 }'
 	read -r _ wa wla wb wlb xa xb ql qll n nb tl se sel top < <(grep "^$wl " "$summary")
