@@ -39,8 +39,8 @@ printf '%-20s %8s %7s  %-13s %7s %7s %9s %8s %8s\n' \
 for n in $SIZES; do
 	in="$OUT/stacks-$n.folded"
 	[ -s "$in" ] || "$OUT/gen-folded" "$n" >"$in"
-	best_wall= best_cpu=
-	for run in 1 2 3; do
+	best_wall='' best_cpu=''
+	for _ in 1 2 3; do
 		measure "fs-$n" "$OUT/fs-$n.svg" "$FS" svg "$in"
 		if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN {exit !(a < b)}'; then
 			best_cpu=$cpu

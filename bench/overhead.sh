@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench-overhead`: what flamestat costs against perf, bpftrace and bcc,
-# and whether its profiles agree with perf's. Prints the tables and writes
-# them into docs/PERFORMANCE.md (between its bench-overhead markers).
+# and whether its profiles agree with perf's and with the truth. Prints the
+# tables and writes them into docs/PERFORMANCE.md (between its
+# bench-overhead markers; the truth phase's between its bench-truth ones).
 #
 #   bench/overhead.sh [--repeats N] [--quick] [--no-doc] [--only PHASE...]
 #
@@ -18,7 +19,14 @@
 #   profile   like overhead for the floor and flamestat only, under the
 #             insnprof QEMU plugin: flamestat's instructions per sample by
 #             kernel function
-# --quick: one repeat, the 8-frame workload only, no profile phase.
+#   truth     one CPU under -icount shift=0, two boots: every workload with
+#             no profiler under the insnprof plugin (what each function
+#             executed, and where a timer interrupt would land: the
+#             truth), then flamestat and perf on the same workloads, plus
+#             knownsplit (leaves of known instruction counts); leaf shares
+#             against the truth
+# --quick: one repeat, the 8-frame workload only, no profile phase; the
+# truth phase on knownsplit and getppid only.
 # Needs root (debootstrap, mke2fs), QEMU, and the FlameGraph scripts
 # (flamegraph.pl, stackcollapse-perf.pl, stackcollapse-bpftrace.pl) in
 # $FLAMEGRAPH_DIR or $FLAMESTAT_CACHE/FlameGraph, to draw perf's, bpftrace's
@@ -31,14 +39,14 @@ export TOP
 # shellcheck source-path=SCRIPTDIR source=../tests/vm/lib.sh
 . "$TOP/tests/vm/lib.sh"
 
-repeats=3 quick=0 doc=1 phases="overhead accuracy profile"
+repeats=3 quick=0 doc=1 phases="overhead accuracy profile truth"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repeats) repeats=$2; shift ;;
-	--quick) quick=1 repeats=1 phases="overhead accuracy" ;;
+	--quick) quick=1 repeats=1 phases="overhead accuracy truth" ;;
 	--no-doc) doc=0 ;;
 	--only) phases=$2; shift ;;
-	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-overhead: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -63,7 +71,25 @@ WORKLOADS+="|deep40=/opt/workloads/deepstack -d 36 -l 2000"
 WORKLOADS+="|deep120=/opt/workloads/deepstack -d 116 -l 2000"
 WORKLOADS+="|read=/opt/workloads/syscalls -m read -l 1800"
 WORKLOADS+="|getppid=/opt/workloads/syscalls -m getppid -l 5700000"
-[ $quick = 1 ] && WORKLOADS="deep8=/opt/workloads/deepstack -d 4 -l 2000"
+# The truth phase: knownsplit, whose leaves are 50, 30, 15 and 5% of its
+# instructions, for 20 s, and the accuracy phase's workloads with getppid
+# nine times as long (18 s): 20,000 samples, so that a profiler without
+# bias gets within 1 percentage point of their large leaves (0.35 pp of
+# sampling noise, one standard deviation, for a 50% leaf). --quick: those
+# two only, for 4 and 6 s.
+TRUTH_WORKLOADS="knownsplit=/opt/workloads/knownsplit -l 1000000|${WORKLOADS%|getppid=*}"
+TRUTH_WORKLOADS+="|getppid=/opt/workloads/syscalls -m getppid -l 51300000"
+if [ $quick = 1 ]; then
+	WORKLOADS="deep8=/opt/workloads/deepstack -d 4 -l 2000"
+	TRUTH_WORKLOADS="knownsplit=/opt/workloads/knownsplit -l 200000"
+	TRUTH_WORKLOADS+="|getppid=/opt/workloads/syscalls -m getppid -l 17100000"
+fi
+# The truth phase's profiled runs: a timer at 1009 Hz spinning 0 to 5,000
+# instructions (the floor module's jitter=), so that samples land at random
+# places of a short loop instead of locking in phase with it (see
+# bench/floor/floor.c). In its ground-truth run the same timer fires at
+# 9973 Hz: where QEMU delivers those interrupts is measured too.
+TRUTH_JITTER=2500
 TARGET_WL=deep8
 PROFILERS="none floor flamestat perf bpftrace bcc"
 
@@ -105,6 +131,24 @@ profile)
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
 	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000' ;;
+groundtruth)
+	BENCH_PROFILERS=none
+	BENCH_REPEATS=1
+	BENCH_KEEP=none
+	BENCH_KALLSYMS=1
+	BENCH_DIRECT=1
+	BENCH_ENTRY=1
+	BENCH_WARMUP=0
+	BENCH_JITTER=$TRUTH_JITTER
+	BENCH_JITTER_FREQ=9973
+	BENCH_WORKLOADS='$TRUTH_WORKLOADS' ;;
+truth)
+	BENCH_PROFILERS="flamestat perf"
+	BENCH_REPEATS=1
+	BENCH_KALLSYMS=1
+	BENCH_DIRECT=1
+	BENCH_JITTER=$TRUTH_JITTER
+	BENCH_WORKLOADS='$TRUTH_WORKLOADS' ;;
 *)
 	BENCH_PROFILERS="$PROFILERS"
 	BENCH_REPEATS=$repeats ;;
@@ -153,8 +197,10 @@ boot() {
 ERRORS="$WORK/errors"
 : >"$ERRORS"
 
+ran_main=0 ran_truth=0
 for phase in $phases; do
 	case "$phase" in
+	overhead | accuracy | profile) ran_main=1 ;;&
 	overhead)
 		say "overhead: one vCPU under -icount shift=0, $repeats repeat(s) of each workload and profiler"
 		boot overhead --smp 1 --icount
@@ -167,55 +213,103 @@ for phase in $phases; do
 		say "profile: where flamestat's instructions go (insnprof QEMU plugin)"
 		"$TOP/bench/overhead/profile.sh" "$WORK" "$img" ||
 			vm_die "bench-overhead: the profile phase failed" ;;
+	truth)
+		ran_truth=1
+		say "truth: the workloads with no profiler under the insnprof QEMU plugin (the truth)"
+		if ! "$TOP/bench/overhead/truth.sh" "$WORK" "$img"; then
+			say "the truth phase's ground-truth boot failed (logs in $WORK/groundtruth)"
+			echo "the truth phase's ground-truth boot failed" >>"$ERRORS"
+		fi
+		say "truth: flamestat and perf on the same workloads, one vCPU under -icount shift=0"
+		boot truth --smp 1 --icount
+		cp "$WORK/truth/results" "$OUT/truth-results.txt" ;;
 	*) vm_die "bench-overhead: unknown phase '$phase'" ;;
 	esac
 done
 
 # ---- tables ----
-report="$OUT/overhead-report.md"
-{
-	echo "<!-- bench-overhead:begin (written by bench/overhead.sh; do not edit by hand) -->"
-	echo
+# measured_on: the header of a report.
+measured_on() {
 	echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) host cores,"
 	echo "$(qemu-system-x86_64 --version | head -n 1 | sed 's/ Copyright.*//'),"
 	echo "guest kernel $(cat "$img/kver"), flamestat $(cat "$TOP/VERSION") ($(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$TOP" diff --quiet HEAD -- kmod user 2>/dev/null || echo ", modified")),"
-	echo "$repeats repeat(s); $((SECONDS - t_start)) s for the whole run."
-	if [ -s "$WORK/overhead/results" ]; then
-		echo
-		echo "## Overhead (one vCPU, -icount shift=0)"
-		"$TOP/bench/overhead/report.sh" "$WORK/overhead/results" "$FREQ" "$TARGET_WL"
-	fi
-	if [ -s "$WORK/accuracy/results" ]; then
-		echo
-		echo "## Accuracy (two vCPUs, plain TCG)"
-		"$TOP/bench/overhead/accuracy.sh" "$WORK/accuracy" "$FREQ"
-	fi
-	if [ -s "$WORK/profile/where.md" ]; then
-		echo
-		echo "## Where flamestat's instructions go (insnprof)"
-		cat "$WORK/profile/where.md"
-	fi
-	if [ -s "$ERRORS" ]; then
+}
+
+# errors_of REGEX: the configurations that could not be measured, of the
+# phases REGEX matches (grep -E), as a Markdown section.
+errors_of() {
+	grep -E "$1" "$ERRORS" >"$ERRORS.part"
+	if [ -s "$ERRORS.part" ]; then
 		echo
 		echo "## Could not be measured"
 		echo
-		sed 's/^/- /' "$ERRORS"
+		sed 's/^/- /' "$ERRORS.part"
 	fi
-	echo
-	echo "<!-- bench-overhead:end -->"
-} >"$report"
-cat "$report"
+}
 
-if [ $doc = 1 ]; then
-	if [ -f "$DOC" ] && grep -q '^<!-- bench-overhead:begin' "$DOC" && grep -q '^<!-- bench-overhead:end' "$DOC"; then
-		awk -v rep="$report" '
-			/^<!-- bench-overhead:begin/ { while ((getline l < rep) > 0) print l; skip = 1; next }
-			/^<!-- bench-overhead:end/ { skip = 0; next }
+# to_doc NAME REPORT: REPORT replaces what is between DOC's NAME markers.
+to_doc() {
+	if [ -f "$DOC" ] && grep -q "^<!-- $1:begin" "$DOC" && grep -q "^<!-- $1:end" "$DOC"; then
+		awk -v rep="$2" -v name="$1" '
+			index($0, "<!-- " name ":begin") == 1 { while ((getline l < rep) > 0) print l; skip = 1; next }
+			index($0, "<!-- " name ":end") == 1 { skip = 0; next }
 			!skip' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
-		say "updated the measured tables in $DOC"
+		say "updated the $1 tables in $DOC"
 	else
-		say "$DOC has no bench-overhead markers: tables left in $report"
+		say "$DOC has no $1 markers: tables left in $2"
 	fi
+}
+
+# The overhead, accuracy and profile phases' tables (with what earlier
+# runs left in $WORK), when one of them ran.
+if [ $ran_main = 1 ]; then
+	report="$OUT/overhead-report.md"
+	{
+		echo "<!-- bench-overhead:begin (written by bench/overhead.sh; do not edit by hand) -->"
+		echo
+		measured_on
+		echo "$repeats repeat(s); $((SECONDS - t_start)) s for the whole run."
+		if [ -s "$WORK/overhead/results" ]; then
+			echo
+			echo "## Overhead (one vCPU, -icount shift=0)"
+			"$TOP/bench/overhead/report.sh" "$WORK/overhead/results" "$FREQ" "$TARGET_WL"
+		fi
+		if [ -s "$WORK/accuracy/results" ]; then
+			echo
+			echo "## Accuracy (two vCPUs, plain TCG)"
+			"$TOP/bench/overhead/accuracy.sh" "$WORK/accuracy" "$FREQ"
+		fi
+		if [ -s "$WORK/profile/where.md" ]; then
+			echo
+			echo "## Where flamestat's instructions go (insnprof)"
+			cat "$WORK/profile/where.md"
+		fi
+		errors_of '^(the (overhead|accuracy|profile) |(overhead|accuracy|profile):)'
+		echo
+		echo "<!-- bench-overhead:end -->"
+	} >"$report"
+	cat "$report"
+	[ $doc = 1 ] && to_doc bench-overhead "$report"
+fi
+if [ $ran_truth = 1 ]; then
+	report="$OUT/truth-report.md"
+	{
+		echo "<!-- bench-truth:begin (written by bench/overhead.sh; do not edit by hand) -->"
+		echo
+		measured_on
+		echo "$((SECONDS - t_start)) s for the whole run."
+		if [ -s "$WORK/truth/results" ] && [ -s "$WORK/groundtruth/results" ]; then
+			echo
+			echo "## Leaf shares against the truth (one vCPU, -icount shift=0)"
+			"$TOP/bench/overhead/truth-report.sh" "$WORK/groundtruth" "$WORK/truth" \
+				"$BUILD/workloads" "$TRUTH_WORKLOADS" "$FREQ"
+		fi
+		errors_of '^(the (truth|groundtruth) |the truth phase|(truth|groundtruth):)'
+		echo
+		echo "<!-- bench-truth:end -->"
+	} >"$report"
+	cat "$report"
+	[ $doc = 1 ] && to_doc bench-truth "$report"
 fi
 if [ -s "$ERRORS" ]; then
 	say "done, with configurations that could not be measured (listed above); results in $OUT"

@@ -4,6 +4,14 @@
  * benchmarks. A pinned hard-irq hrtimer per CPU fires at freq= Hz and
  * only re-arms itself (and counts the firing); whatever an hrtimer-based
  * profiler costs beyond this module is the cost of its sampling work.
+ *
+ * With jitter=N it also spins a pseudo-random 0..N loop iterations at
+ * each firing: under QEMU's -icount a guest is deterministic, and a
+ * profiler's periodic timer and a workload's short periodic loop can lock
+ * in phase (the profiler's own cost, which depends on where the sample
+ * landed, sets where the next one lands), so its samples keep landing at
+ * the same few places; a random delay between two samples undoes that, as
+ * the noise of a real machine does (bench-overhead's truth phase).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,10 +26,15 @@ static unsigned int freq = 997;
 module_param(freq, uint, 0444);
 MODULE_PARM_DESC(freq, "timer firings per second per CPU, 1..20000 (default 997)");
 
+static unsigned int jitter;
+module_param(jitter, uint, 0444);
+MODULE_PARM_DESC(jitter, "spin a pseudo-random 0..jitter loop iterations at each firing, 0..1000000 (default 0: none)");
+
 /* Per CPU: the timer, and its firings (written only by that CPU's timer). */
 struct floor_cpu {
 	struct hrtimer timer;
 	u64 fires;
+	u64 rnd;	/* jitter: xorshift64 state */
 };
 
 static DEFINE_PER_CPU(struct floor_cpu, floor_cpus);
@@ -32,8 +45,18 @@ static u64 floor_period_ns;
 static enum hrtimer_restart floor_timer_fn(struct hrtimer *t)
 {
 	struct floor_cpu *c = container_of(t, struct floor_cpu, timer);
+	u64 x, n;
 
 	c->fires++;
+	if (jitter) {
+		x = c->rnd;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		c->rnd = x;
+		for (n = x % (jitter + 1); n; n--)
+			barrier();
+	}
 	hrtimer_forward_now(t, ns_to_ktime(floor_period_ns));
 	return HRTIMER_RESTART;
 }
@@ -91,15 +114,22 @@ static int __init floor_init(void)
 		pr_err("freq=%u: expected 1..20000\n", freq);
 		return -EINVAL;
 	}
+	if (jitter > 1000000) {
+		pr_err("jitter=%u: expected 0..1000000\n", jitter);
+		return -EINVAL;
+	}
 	floor_period_ns = div_u64(NSEC_PER_SEC, freq);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		floor_timer_setup(&per_cpu_ptr(&floor_cpus, cpu)->timer);
+		/* Fixed seeds: the same delays at every run. */
+		per_cpu_ptr(&floor_cpus, cpu)->rnd = 0x9e3779b97f4a7c15ULL * (cpu + 1);
+	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "flamestat_floor:online",
 				floor_cpu_online, floor_cpu_offline);
 	if (ret < 0)
 		return ret;
 	floor_state = ret;
-	pr_info("firing at %u Hz per CPU\n", freq);
+	pr_info("firing at %u Hz per CPU%s\n", freq, jitter ? ", with jitter" : "");
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 # compare.
 set -u
 dir=$1 freq=${2:-997}
+here=$(cd "$(dirname "$0")" && pwd)
 art="$dir/vm/artifacts/overhead"
 [ -d "$art" ] || { echo "accuracy: no artifacts in $art" >&2; exit 1; }
 
@@ -30,23 +31,10 @@ if [ -s "$art/kallsyms" ]; then
 		awk '{ for (i = 1; i <= NF; i++) print $i, $1 }' >"$aliases"
 fi
 
-# leaves FILE COMM: "leaf count" of the stacks whose root is COMM, leaf
-# frame without perf's or flamestat's annotations (_[k], _[j], ...), kernel
-# aliases under one name.
+# leaves FILE COMM: "leaf count" of the stacks whose root is COMM
+# (leaves.awk).
 leaves() {
-	awk -v comm="$2" -v aliases="$aliases" '
-		BEGIN { while ((getline l < aliases) > 0) { split(l, a, " "); canon[a[1]] = a[2] } }
-		/^#/ { next }
-		{
-			n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-			k = split(s, f, ";")
-			if (f[1] != comm) next
-			leaf = f[k]
-			sub(/_\[[a-z]\]$/, "", leaf)
-			if (leaf in canon) leaf = canon[leaf]
-			c[leaf] += n
-		}
-		END { for (l in c) print l, c[l] }' "$1"
+	awk -v comm="$2" -v aliases="$aliases" -f "$here/leaves.awk" "$1"
 }
 
 # comm of a workload: the program name of its command.

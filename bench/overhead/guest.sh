@@ -5,9 +5,11 @@
 # per run on standard output:
 #
 #   @@BENCH prof=P wl=W rep=N elapsed_ns=.. user_ns=.. sys_ns=.. status=..
-#           samples=.. ubytes=.. dbytes=.. post_ns=.. [cost_ns=..]
+#           samples=.. ubytes=.. dbytes=.. post_ns=.. timed=.. [cost_ns=..]
 #
 # elapsed_ns is the workload's own runtime (bench/overhead/timeit.c);
+# timed= counts the timed runs of this boot so far (run N is the window
+# between the insnprof plugin's marks 2N-2 and 2N-1: its mark 2N-1);
 # samples what the profiler counted over its whole session; ubytes what it
 # moved from the kernel to user space, dbytes what it left on disk;
 # post_ns the time from the stop signal to a finished flame graph (SVG).
@@ -23,6 +25,16 @@
 #   BENCH_KEEP       profiles to keep as artifacts: "first" (rep 1) or "none"
 #   BENCH_KALLSYMS   1: save /proc/kallsyms (floor module loaded) as an
 #                    artifact, for insnprof-report.sh
+#   BENCH_DIRECT     1: timeit runs the workload itself, not through sh -c
+#                    (no shell in the profiled window)
+#   BENCH_JITTER     N: the floor module fires at BENCH_JITTER_FREQ Hz
+#                    (1009) all along with jitter=N (a random delay between
+#                    two samples, against phase locking under -icount); not
+#                    with the floor profiler
+#   BENCH_WARMUP     0: no untimed run of each workload first
+#   BENCH_ENTRY      1: print "@@BENCH-ENTRY wl=W entry=0x.." first, each
+#                    workload's entry point as loaded (AT_ENTRY; with the
+#                    ELF header's, its load address)
 # Guest tools: /opt/workloads, flamestat (the tool, which loads its module
 # from /lib/modules), perf, bpftrace, profile-bpfcc where installed.
 
@@ -102,8 +114,15 @@ fs_stat() {
 }
 
 # run_timed WL: runs workload WL under timeit; sets ELAPSED etc.
+TIMED=0
 run_timed() {
-	"$T" sh -c "$WLCMD" >"$W/wl.out" 2>"$W/time.out"
+	TIMED=$((TIMED + 1))
+	if [ "${BENCH_DIRECT:-0}" = 1 ]; then
+		# shellcheck disable=SC2086 # the command's words
+		"$T" $WLCMD >"$W/wl.out" 2>"$W/time.out"
+	else
+		"$T" sh -c "$WLCMD" >"$W/wl.out" 2>"$W/time.out"
+	fi
 	_rc=$?
 	TIMES=$(grep '^elapsed_ns=' "$W/time.out" | tail -n 1)
 	if [ -z "$TIMES" ] || [ $_rc != 0 ]; then
@@ -116,7 +135,7 @@ run_timed() {
 
 report() { # samples ubytes dbytes post_ns [extra]
 	[ -n "$TIMES" ] || return 0
-	echo "@@BENCH prof=$PROF wl=$WL rep=$REP $TIMES samples=$1 ubytes=$2 dbytes=$3 post_ns=$4${5:+ $5}"
+	echo "@@BENCH prof=$PROF wl=$WL rep=$REP $TIMES samples=$1 ubytes=$2 dbytes=$3 post_ns=$4 timed=$TIMED${5:+ $5}"
 }
 
 keep() { # FILE NAME: save as an artifact on the first repeat
@@ -290,20 +309,45 @@ if command -v flamestat >/dev/null; then
 		insmod /lib/flamestat/flamestat.ko autostart=0 || err "cannot load flamestat.ko"
 fi
 
+if [ "${BENCH_JITTER:-0}" != 0 ]; then
+	case " $BENCH_PROFILERS " in
+	*" floor "*) err "BENCH_JITTER: the floor profiler needs the module unloaded" ;;
+	*) insmod "$FLOOR_KO" freq="${BENCH_JITTER_FREQ:-1009}" jitter="$BENCH_JITTER" ||
+		err "BENCH_JITTER: insmod failed" ;;
+	esac
+fi
+
 if [ "${BENCH_KALLSYMS:-0}" = 1 ]; then
 	# For bench/overhead/insnprof-report.sh: every kernel symbol, the
 	# floor module's and flamestat's included.
-	insmod "$FLOOR_KO" && cat /proc/kallsyms >"$W/kallsyms" && rmmod flamestat_floor
+	if [ -d /sys/module/flamestat_floor ]; then
+		cat /proc/kallsyms >"$W/kallsyms"
+	else
+		insmod "$FLOOR_KO" && cat /proc/kallsyms >"$W/kallsyms" && rmmod flamestat_floor
+	fi
 	mkdir -p "$FS_ARTIFACTS"
 	cp "$W/kallsyms" "$FS_ARTIFACTS/kallsyms"
 fi
 
 echo "$BENCH_WORKLOADS" | tr '|' '\n' >"$W/workloads"
+if [ "${BENCH_ENTRY:-0}" = 1 ]; then
+	# ld.so shows the auxiliary vector; the workload then stops at
+	# the unknown option.
+	while IFS= read -r spec; do
+		[ -n "$spec" ] || continue
+		bin=${spec#*=}
+		bin=${bin%% *}
+		e=$(timeout 60 env LD_SHOW_AUXV=1 "$bin" -/ </dev/null 2>/dev/null | sed -n 's/^AT_ENTRY: *//p')
+		echo "@@BENCH-ENTRY wl=${spec%%=*} entry=${e:-?}"
+	done <"$W/workloads"
+fi
 # Warm-up: each workload once, untimed, so that every measured run finds
 # the same page cache and the same kernel state (first runs fault in and
 # activate pages that later runs do not).
 while IFS= read -r spec; do
-	[ -n "$spec" ] || continue
+	if [ -z "$spec" ] || [ "${BENCH_WARMUP:-1}" != 1 ]; then
+		continue
+	fi
 	msg "warm-up ${spec%%=*}"
 	sh -c "${spec#*=}" </dev/null >/dev/null 2>&1
 done <"$W/workloads"
@@ -336,4 +380,5 @@ case " $BENCH_PROFILERS " in
 	fi ;;
 esac
 [ -d /sys/module/flamestat ] && rmmod flamestat
+[ -d /sys/module/flamestat_floor ] && rmmod flamestat_floor
 msg "done"
