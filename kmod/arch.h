@@ -13,14 +13,12 @@
 
 #include <linux/types.h>
 
-struct fst_hash;
 struct pt_regs;
 
 unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			     unsigned int max, u32 *flags);
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted,
-			   u64 *frames, unsigned int max, u32 *flags,
-			   struct fst_hash *hash);
+			   u64 *frames, unsigned int max, u32 *flags);
 void fst_clock_init(void);
 
 #include "fst_arch.h"

@@ -20,14 +20,14 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 	struct fst_table *t = &agg->table;
 	bool evicted = false;
 	struct fst_entry *e;
-	u32 off;
+	u32 off, at;
 
 	lockdep_assert_held(&agg->lock);
 	if (!src->counts.samples && !src->nr_entries)
 		return;
 	fst_counts_add(&t->counts, &src->counts);
 	fst_table_for_each(src, e, off) {
-		int err = fst_table_add(t, e, e->count, e->periods);
+		int err = fst_table_add(t, e, e->count, e->periods, &at);
 
 		/* Full: its coldest stacks make room, once per merge. */
 		if (err == -ENOSPC && !evicted) {
@@ -36,7 +36,7 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 			t->counts.recorded -= lost;
 			t->counts.dropped[FLAMESTAT_DROP_EVICTED] += lost;
 			evicted = true;
-			err = fst_table_add(t, e, e->count, e->periods);
+			err = fst_table_add(t, e, e->count, e->periods, &at);
 		}
 		if (err < 0) {
 			/* Taken and walked, but there is no room to keep it. */

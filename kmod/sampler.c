@@ -88,8 +88,9 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	struct fst_entry *key = c->scratch;
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
-	struct fst_hash hash = fst_hash_seed;
-	u32 flags = 0;
+	struct fst_entry *e;
+	bool same_chain;
+	u32 flags = 0, at;
 	int added;
 
 	if (!regs) {
@@ -169,12 +170,10 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 		nk = fst_walk_kernel(regs, key->frames, cfg->kernel_depth,
 				     &flags);
 	}
-	if (nk)
-		fst_hash_frames(&hash, key->frames, nk);
 	key->proc_id = 0;
 	if (want_user) {
 		nu = fst_walk_user(uregs, umode, key->frames + nk,
-				   cfg->user_depth, &flags, &hash);
+				   cfg->user_depth, &flags);
 		key->proc_id = fst_procdb_lookup(s->procdb, &c->cache, task,
 						 flags & FLAMESTAT_STACKF_COMPAT);
 	}
@@ -189,9 +188,20 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	key->flags = flags;
 	memcpy(key->comm, task->comm, sizeof(key->comm));
 	key->comm[sizeof(key->comm) - 1] = '\0';
-	key->hash = fst_entry_hash_with(key, &hash);
 
-	added = fst_table_add(t, key, 1, periods);
+	/* The same callers as the last stacks on this CPU: a known leaf? */
+	same_chain = fst_recent_same_chain(&c->recent, t, key);
+	e = same_chain ? fst_recent_lookup(&c->recent, t, key) : NULL;
+	if (e) {
+		e->count++;
+		e->periods += periods;
+		added = 0;
+	} else {
+		key->hash = fst_entry_hash(key);
+		added = fst_table_add(t, key, 1, periods, &at);
+		if (added >= 0)
+			fst_recent_note(&c->recent, t, key, at, same_chain);
+	}
 	if (added < 0) {
 		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
 			 FLAMESTAT_DROP_CPU_TABLE_FULL);
@@ -322,6 +332,7 @@ static void fst_cpu_swap(void *info)
 
 	c->active ^= 1;
 	c->drain_kicked = false;
+	fst_recent_reset(&c->recent);
 }
 
 /* Does this CPU take samples in this run: tables allocated, in the mask? */
@@ -351,6 +362,7 @@ static void fst_cpu_arm(struct fst_cpu *c)
 {
 	c->skip = 1;
 	c->cost_avg8 = 0;
+	fst_recent_reset(&c->recent);
 	WRITE_ONCE(c->armed, true);
 }
 

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "procdb.h"
+#include "recent.h"
 #include "table.h"
 
 /* One CPU's sampler. */
@@ -41,6 +42,7 @@ struct fst_cpu {
 	u32 skip;
 	u64 cost_avg8;
 	struct fst_proc_cache cache; /* last address space seen */
+	struct fst_recent recent; /* last stacks counted in tab[active] */
 	struct fst_entry *scratch; /* the key being built */
 	struct fst_sampler *s;
 };

@@ -100,7 +100,45 @@ size_t fst_table_bytes(const struct fst_table *t)
 	       (size_t)t->nr_buckets * sizeof(u32);
 }
 
-struct fst_hash fst_hash_seed __read_mostly;
+/*
+ * Stacks are hashed with SipHash-1-3 (what the kernel's hsiphash() is on
+ * 64-bit) under a key drawn at load time. The
+ * frames are the sampled program's choice: with an unkeyed hash a process
+ * could build stacks that all land in one bucket and make the probe, in
+ * hard-irq, as long as it likes. Keyed, it cannot aim; and a probe is
+ * bounded anyway (FST_PROBE_MAX). Per frame: one compression round.
+ */
+struct fst_hash {
+	u64 v0, v1, v2, v3;
+};
+
+static struct fst_hash fst_hash_seed __read_mostly; /* the key's initial state */
+
+static __always_inline void fst_sipround(struct fst_hash *h)
+{
+	h->v0 += h->v1;
+	h->v1 = rol64(h->v1, 13);
+	h->v1 ^= h->v0;
+	h->v0 = rol64(h->v0, 32);
+	h->v2 += h->v3;
+	h->v3 = rol64(h->v3, 16);
+	h->v3 ^= h->v2;
+	h->v0 += h->v3;
+	h->v3 = rol64(h->v3, 21);
+	h->v3 ^= h->v0;
+	h->v2 += h->v1;
+	h->v1 = rol64(h->v1, 17);
+	h->v1 ^= h->v2;
+	h->v2 = rol64(h->v2, 32);
+}
+
+/* Any context, hard-irq included: no memory but @h is touched. */
+static __always_inline void fst_hash_frame(struct fst_hash *h, u64 frame)
+{
+	h->v3 ^= frame;
+	fst_sipround(h);
+	h->v0 ^= frame;
+}
 
 /**
  * fst_hash_init_key() - draw the stack hash's key
@@ -126,40 +164,25 @@ void fst_hash_init_key(void)
 }
 
 /**
- * fst_hash_frames() - continue a frame hash over several frames
- * @h: the hash so far, continued
- * @frames: the frames
- * @n: how many
- *
- * Context: any, hard-irq included.
- */
-void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		fst_hash_frame(h, frames[i]);
-}
-
-/**
- * fst_entry_hash_with() - the hash of a stack entry's whole key
+ * fst_entry_hash() - the hash of a stack entry's whole key
  * @key: the entry
- * @frames: fst_hash_frames() from fst_hash_seed over every frame, kernel
- *	then user, which the sampler computes while walking
  *
- * Every key field counts, then the number of words, as SipHash ends a
- * message, and its finalization.
+ * SipHash-1-3 under the load-time key: every frame, kernel then user, then
+ * every key field, then the number of words, as SipHash ends a message,
+ * and its finalization.
  *
  * Context: any, hard-irq included.
  * Return: the value for @key->hash.
  */
-u32 fst_entry_hash_with(const struct fst_entry *key,
-			const struct fst_hash *frames)
+u32 fst_entry_hash(const struct fst_entry *key)
 {
 	const u64 *comm = (const u64 *)key->comm;
-	struct fst_hash h = *frames;
-	u64 words = key->nr_kernel + key->nr_user + 5;
+	u32 n = key->nr_kernel + key->nr_user, i;
+	struct fst_hash h = fst_hash_seed;
+	u64 words = n + 5;
 
+	for (i = 0; i < n; i++)
+		fst_hash_frame(&h, key->frames[i]);
 	fst_hash_frame(&h, ((u64)key->tgid << 32) | key->proc_id);
 	fst_hash_frame(&h, ((u64)key->cpu << 48) |
 			   ((u64)key->nr_kernel << 32) |
@@ -209,7 +232,7 @@ static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
  */
 static noinline int fst_table_insert(struct fst_table *t,
 				     const struct fst_entry *key, u64 count,
-				     u64 periods, u32 b)
+				     u64 periods, u32 b, u32 *at)
 {
 	struct fst_entry *e;
 	u32 off, words;
@@ -226,6 +249,7 @@ static noinline int fst_table_insert(struct fst_table *t,
 	t->buckets[b] = off;
 	t->used += words;
 	t->nr_entries++;
+	*at = off;
 	return 1;
 }
 
@@ -235,6 +259,8 @@ static noinline int fst_table_insert(struct fst_table *t,
  * @key: the stack, with ->hash set
  * @count: samples to add
  * @periods: the sampling periods they stand for
+ * @at: set to the arena word of the stack's entry, unless an error is
+ *	returned
  *
  * Context: hard-irq (hrtimer) on the owning CPU's table: must not sleep,
  * allocate or take locks; the caller guarantees a single writer. Also the
@@ -244,7 +270,7 @@ static noinline int fst_table_insert(struct fst_table *t,
  * FST_PROBE_MAX other stacks.
  */
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
-		  u64 periods)
+		  u64 periods, u32 *at)
 {
 	u32 b = key->hash & (t->nr_buckets - 1);
 	u32 off = t->buckets[b], probe = 0;
@@ -255,6 +281,7 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
 		if (fst_entry_same(e, key)) {
 			e->count += count;
 			e->periods += periods;
+			*at = off;
 			return 0;
 		}
 		off = e->next;
@@ -265,7 +292,7 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
 			t->counts.probe_max = probe;
 		}
 	}
-	return fst_table_insert(t, key, count, periods, b);
+	return fst_table_insert(t, key, count, periods, b, at);
 }
 
 /**

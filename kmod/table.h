@@ -79,53 +79,16 @@ void fst_table_free(struct fst_table *t);
 void fst_table_clear(struct fst_table *t);
 
 /*
- * Stacks are hashed as they are walked, with SipHash-1-3 (what the
- * kernel's hsiphash() is on 64-bit) under a key drawn at load time. The
- * frames are the sampled program's choice: with an unkeyed hash a process
- * could build stacks that all land in one bucket and make the probe, in
- * hard-irq, as long as it likes. Keyed, it cannot aim; and a probe is
- * bounded anyway (FST_PROBE_MAX). Per frame: one compression round.
+ * Stacks are hashed with SipHash-1-3 under a key drawn at load time
+ * (fst_entry_hash(), table.c), when the sampler's recent-stack cache
+ * (recent.h) does not know them.
  */
-struct fst_hash {
-	u64 v0, v1, v2, v3;
-};
-
-extern struct fst_hash fst_hash_seed;	/* the key's initial state */
-
 #define FST_PROBE_MAX	FLAMESTAT_PROBE_MAX /* compared, then the stack is dropped */
 
-static __always_inline void fst_sipround(struct fst_hash *h)
-{
-	h->v0 += h->v1;
-	h->v1 = rol64(h->v1, 13);
-	h->v1 ^= h->v0;
-	h->v0 = rol64(h->v0, 32);
-	h->v2 += h->v3;
-	h->v3 = rol64(h->v3, 16);
-	h->v3 ^= h->v2;
-	h->v0 += h->v3;
-	h->v3 = rol64(h->v3, 21);
-	h->v3 ^= h->v0;
-	h->v2 += h->v1;
-	h->v1 = rol64(h->v1, 17);
-	h->v1 ^= h->v2;
-	h->v2 = rol64(h->v2, 32);
-}
-
-/* Any context, hard-irq included: no memory but @h is touched. */
-static __always_inline void fst_hash_frame(struct fst_hash *h, u64 frame)
-{
-	h->v3 ^= frame;
-	fst_sipround(h);
-	h->v0 ^= frame;
-}
-
 void fst_hash_init_key(void);
-void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n);
-u32 fst_entry_hash_with(const struct fst_entry *key,
-			const struct fst_hash *frames);
+u32 fst_entry_hash(const struct fst_entry *key);
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
-		  u64 periods);
+		  u64 periods, u32 *at);
 size_t fst_table_bytes(const struct fst_table *t);
 u64 fst_table_evict(struct fst_table *t);
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);

@@ -5,11 +5,13 @@
  * whatever libc frames sit under main). For depth limits, truncation and
  * benchmarks.
  *
- *   deepstack [-d DEPTH] [-l LOOPS] [SECONDS]   DEPTH default 10, max 100000
+ *   deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [SECONDS]
+ *     DEPTH default 10, max 100000; -p: run, sleep PAUSE seconds, run again
+ *     (the same stacks, before and after an idle time)
  */
 #include "common.h"
 
-#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [SECONDS]"
+#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [SECONDS]"
 
 volatile unsigned long sink;
 
@@ -49,12 +51,14 @@ NOINLINE unsigned long deep_start(unsigned long depth, unsigned long long end,
 
 int main(int argc, char **argv)
 {
-	unsigned long long duration = 1000000000ULL;
+	unsigned long long duration = 1000000000ULL, pause = 0;
 	unsigned long depth = 10, loops = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:l:")) != -1) {
-		if (opt == 'd')
+	while ((opt = getopt(argc, argv, "d:l:p:")) != -1) {
+		if (opt == 'p')
+			pause = parse_seconds(optarg, USAGE);
+		else if (opt == 'd')
 			depth = parse_count(optarg, 100000, USAGE);
 		else if (opt == 'l')
 			loops = parse_count(optarg, 1UL << 40, USAGE);
@@ -66,5 +70,13 @@ int main(int argc, char **argv)
 	if (optind == argc - 1)
 		duration = parse_seconds(argv[optind], USAGE);
 	sink = deep_start(depth, now_ns() + duration, loops);
+	if (pause) {
+		struct timespec ts = { .tv_sec = (time_t)(pause / 1000000000ULL),
+				       .tv_nsec = (long)(pause % 1000000000ULL) };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		sink = deep_start(depth, now_ns() + duration, loops);
+	}
 	return 0;
 }

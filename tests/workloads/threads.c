@@ -3,18 +3,21 @@
  * Multi-threaded workload: N threads (default 2) spin in distinct chains.
  * Even-numbered threads are named "worker_a" and run thread_worker_a ->
  * spin_a, odd ones "worker_b" with thread_worker_b -> spin_b; the main
- * thread ("threads") only waits for them.
+ * thread ("threads") only waits for them. With -s every thread runs
+ * thread_worker_a -> spin_a, the odd ones still named "worker_b": stacks that
+ * differ in the thread's name only.
  *
- *   threads [-n THREADS] [-l LOOPS] [SECONDS]   LOOPS: spins per thread
+ *   threads [-s] [-n THREADS] [-l LOOPS] [SECONDS]   LOOPS: spins per thread
  */
 #include <pthread.h>
 
 #include "common.h"
 
-#define USAGE "threads [-n THREADS] [-l LOOPS] [SECONDS]"
+#define USAGE "threads [-s] [-n THREADS] [-l LOOPS] [SECONDS]"
 #define MAX_THREADS 256
 
 struct job {
+	const char *name;
 	unsigned long long end;
 	unsigned long loops;
 	unsigned long result;
@@ -49,7 +52,9 @@ run_job(struct job *j, unsigned long (*spin)(unsigned long))
 
 NOINLINE void *thread_worker_a(void *arg)
 {
-	pthread_setname_np(pthread_self(), "worker_a");
+	struct job *j = arg;
+
+	pthread_setname_np(pthread_self(), j->name);
 	run_job(arg, spin_a);
 	return arg;
 }
@@ -67,10 +72,12 @@ int main(int argc, char **argv)
 	static struct job jobs[MAX_THREADS];
 	unsigned long long end, duration = 1000000000ULL;
 	unsigned long loops = 0, n = 2, i;
-	int opt, err;
+	int opt, err, same = 0;
 
-	while ((opt = getopt(argc, argv, "n:l:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "sn:l:")) != -1) {
+		if (opt == 's')
+			same = 1;
+		else if (opt == 'n')
 			n = parse_count(optarg, MAX_THREADS, USAGE);
 		else if (opt == 'l')
 			loops = parse_count(optarg, 1UL << 40, USAGE);
@@ -84,11 +91,12 @@ int main(int argc, char **argv)
 
 	end = now_ns() + duration;
 	for (i = 0; i < n; i++) {
+		jobs[i].name = i % 2 ? "worker_b" : "worker_a";
 		jobs[i].end = end;
 		jobs[i].loops = loops;
 		err = pthread_create(&tid[i], NULL,
-				     i % 2 ? thread_worker_b : thread_worker_a,
-				     &jobs[i]);
+				     i % 2 && !same ? thread_worker_b :
+				     thread_worker_a, &jobs[i]);
 		if (err) {
 			fprintf(stderr, "threads: pthread_create: %s\n",
 				strerror(err));

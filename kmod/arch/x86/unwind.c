@@ -12,7 +12,7 @@
 #include <asm/unwind.h>
 
 #include "../../arch.h"
-#include "../../table.h"
+#include "../../uapi/flamestat.h"
 
 #ifdef CONFIG_UNWINDER_FRAME_POINTER
 /*
@@ -155,15 +155,13 @@ static int fst_copy_frame_nmi(unsigned long fp, bool compat,
  */
 static __always_inline unsigned int
 fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
-	       u64 *frames, unsigned int max, u32 *flags,
-	       struct fst_hash *hash)
+	       u64 *frames, unsigned int max, u32 *flags)
 {
 	/* Read once: TASK_SIZE_MAX is not a constant (5-level paging). */
 	const unsigned long fp_max = FST_UFRAME_MAX;
 	const size_t size = compat ? 2 * sizeof(u32) : 2 * sizeof(long);
 	unsigned long next = 0, ret = 0;
 	unsigned int n = 1;
-	struct fst_hash h = *hash;
 
 	if (!fp)
 		goto out;
@@ -185,7 +183,6 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 			break;
 		}
 		frames[n++] = ret;
-		fst_hash_frame(&h, ret);
 		if (next <= fp)
 			break;
 		fp = next;
@@ -196,7 +193,6 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 	user_access_end();
 	pagefault_enable();
 out:
-	*hash = h;
 	return n;
 
 efault:
@@ -214,8 +210,6 @@ fault:
  * @frames: where the frames go, leaf first; frames[0] is the user IP
  * @max: room in @frames
  * @flags: FLAMESTAT_STACKF_USER_FAULT, _USER_TRUNCATED and _COMPAT are set here
- * @hash: each frame is hashed into it (fst_hash_frame()) while it is in a
- *	register
  *
  * The walk stops at a zero return address or frame pointer (the end of the
  * chain), at a frame pointer that does not increase (a loop, or code built
@@ -240,19 +234,17 @@ fault:
  * Return: the number of frames stored.
  */
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
-			   unsigned int max, u32 *flags, struct fst_hash *hash)
+			   unsigned int max, u32 *flags)
 {
 	if (!max)
 		return 0;
 	if (likely(user_64bit_mode(regs))) {
 		frames[0] = regs->ip;
-		fst_hash_frame(hash, regs->ip);
 		return fst_walk_chain(regs->bp, interrupted, false, frames, max,
-				     flags, hash);
+				     flags);
 	}
 	*flags |= FLAMESTAT_STACKF_COMPAT;
 	frames[0] = (u32)regs->ip;
-	fst_hash_frame(hash, frames[0]);
 	return fst_walk_chain((u32)regs->bp, interrupted, true, frames, max,
-			     flags, hash);
+			     flags);
 }

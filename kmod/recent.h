@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A CPU's recent stacks: the sampler's shortcut past hashing and the table.
+ *
+ * A CPU-bound thread is sampled in the same callers again and again, with
+ * the leaf PC moving among a few instructions of its loop. The cache holds
+ * one chain (an entry of the CPU's active table whose header and callers,
+ * frames[1..], it stands for) and, by leaf PC, the entries of that table
+ * with that chain and that leaf. A sample whose header and callers equal
+ * the chain's, and whose leaf has a slot, is that slot's stack: it is
+ * counted there, without the keyed hash of every frame and the bucket
+ * probe. Everything else takes the table's path and then becomes the
+ * cache's chain or one of its leaves.
+ *
+ * Costs on a hit: one compare of the header and callers against the chain
+ * entry, and one slot. On a miss, a compare that mostly fails on its
+ * first words. Bounded either way by the stack's own length, like the
+ * table's own compare.
+ *
+ * Offsets are into the active table, which only grows while it is active;
+ * the cache is emptied whenever that table changes (the swap's IPI and the
+ * start of a run, both on this CPU with interrupts off), and checks which
+ * table it was filled from besides.
+ */
+#ifndef FLAMESTAT_RECENT_H
+#define FLAMESTAT_RECENT_H
+
+#include <linux/types.h>
+
+#include "table.h"
+
+/*
+ * Leaves of one chain, direct-mapped by the low bits of the PC: a loop of
+ * up to 16 bytes of code never has two of its PCs share a slot.
+ */
+#define FST_RECENT_SLOTS	16
+
+struct fst_recent {
+	const struct fst_table *tab;	/* offsets are into it; NULL: empty */
+	u32 chain;			/* the chain's entry */
+	struct {
+		u64 leaf;
+		u32 off;		/* 0: none */
+	} slot[FST_RECENT_SLOTS];
+};
+
+/* Hard-irq or the IPIs that change a CPU's active table: forget it all. */
+static inline void fst_recent_reset(struct fst_recent *r)
+{
+	r->tab = NULL;
+}
+
+static __always_inline u32 fst_recent_index(u64 leaf)
+{
+	return (u32)leaf & (FST_RECENT_SLOTS - 1);
+}
+
+/* The key words an entry's header holds, tgid up to the end of comm. */
+#define FST_KEY_HDR_FIRST	offsetof(struct fst_entry, tgid)
+#define FST_KEY_HDR_WORDS	((sizeof(struct fst_entry) - FST_KEY_HDR_FIRST) / \
+				 sizeof(u64))
+
+static __always_inline const u64 *fst_key_words(const struct fst_entry *e)
+{
+	return (const u64 *)((const char *)e + FST_KEY_HDR_FIRST);
+}
+
+/* Hard-irq. Are @key's header and callers those of the cached chain? */
+static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
+						  const struct fst_table *t,
+						  const struct fst_entry *key)
+{
+	u32 n = key->nr_kernel + key->nr_user, i;
+	const struct fst_entry *chain;
+	const u64 *a, *b;
+
+	if (r->tab != t || !n)
+		return false;
+	chain = (const struct fst_entry *)&t->arena[r->chain];
+	/* The header's words, nr_kernel and nr_user among them (pads 0). */
+	a = fst_key_words(key);
+	b = fst_key_words(chain);
+	for (i = 0; i < FST_KEY_HDR_WORDS; i++)
+		if (a[i] != b[i])
+			return false;
+	for (i = 1; i < n; i++)
+		if (key->frames[i] != chain->frames[i])
+			return false;
+	return true;
+}
+
+/*
+ * Hard-irq. The entry that counts @key, whose header and callers are the
+ * chain's (fst_recent_same_chain()): its leaf's slot, or NULL.
+ */
+static __always_inline struct fst_entry *
+fst_recent_lookup(const struct fst_recent *r, struct fst_table *t,
+		  const struct fst_entry *key)
+{
+	u32 s = fst_recent_index(key->frames[0]);
+
+	if (r->slot[s].leaf != key->frames[0] || !r->slot[s].off)
+		return NULL;
+	return (struct fst_entry *)&t->arena[r->slot[s].off];
+}
+
+/*
+ * Hard-irq. @key was just counted at arena word @off of table @t: keep it
+ * as a leaf of the chain, or start a new chain with it. @same_chain: what
+ * fst_recent_same_chain() said of it.
+ */
+static __always_inline void fst_recent_note(struct fst_recent *r,
+					    const struct fst_table *t,
+					    const struct fst_entry *key,
+					    u32 off, bool same_chain)
+{
+	u32 s;
+
+	if (!(key->nr_kernel + key->nr_user))
+		return;
+	if (!same_chain) {
+		for (s = 0; s < FST_RECENT_SLOTS; s++)
+			r->slot[s].off = 0;
+		r->tab = t;
+		r->chain = off;
+	}
+	s = fst_recent_index(key->frames[0]);
+	r->slot[s].leaf = key->frames[0];
+	r->slot[s].off = off;
+}
+
+#endif /* FLAMESTAT_RECENT_H */
