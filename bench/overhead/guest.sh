@@ -113,6 +113,21 @@ fs_stat() {
 	awk -v k="$1" '$1 == k {print $2}' /sys/class/misc/flamestat/stats
 }
 
+# stat_read NAME: a counter of the flamestat module into $STAT, with shell
+# builtins only. Just before a timed run no process may be started:
+# flamestat pins a sampled new process's address space for up to 100 ms
+# (its young window), so a short-lived helper's exit_mmap() would run in
+# the next timed window.
+stat_read() {
+	STAT=
+	while read -r _k _v; do
+		if [ "$_k" = "$1" ]; then
+			STAT=$_v
+			return 0
+		fi
+	done </sys/class/misc/flamestat/stats
+}
+
 # run_timed WL: runs workload WL under timeit; sets ELAPSED etc.
 TIMED=0
 run_timed() {
@@ -153,9 +168,9 @@ prof_none() {
 prof_floor() {
 	insmod "$FLOOR_KO" "freq=$BENCH_FREQ" || { err "prof=floor insmod failed"; return 1; }
 	sleep "$BENCH_SETTLE"
-	f0=$(cat /sys/module/flamestat_floor/parameters/fires)
+	read -r f0 </sys/module/flamestat_floor/parameters/fires
 	run_timed
-	f1=$(cat /sys/module/flamestat_floor/parameters/fires)
+	read -r f1 </sys/module/flamestat_floor/parameters/fires
 	rmmod flamestat_floor
 	report $((f1 - f0)) 0 0 0 "window_samples=$((f1 - f0))"
 }
@@ -171,9 +186,11 @@ prof_flamestat() {
 		return 1
 	fi
 	sleep "$BENCH_SETTLE"
-	s0=$(fs_stat samples)
+	stat_read samples
+	s0=$STAT
 	run_timed
-	s1=$(fs_stat samples)
+	stat_read samples
+	s1=$STAT
 	t0=$(now_ns)
 	stop "$pid"
 	t1=$(now_ns)
