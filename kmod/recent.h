@@ -70,23 +70,16 @@ static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
 						  const struct fst_table *t,
 						  const struct fst_entry *key)
 {
-	u32 n = key->nr_kernel + key->nr_user, i;
+	u32 n = key->nr_kernel + key->nr_user;
 	const struct fst_entry *chain;
-	const u64 *a, *b;
 
 	if (r->tab != t || !n)
 		return false;
 	chain = (const struct fst_entry *)&t->arena[r->chain];
-	/* The header's words, nr_kernel and nr_user among them (pads 0). */
-	a = fst_key_words(key);
-	b = fst_key_words(chain);
-	for (i = 0; i < FST_KEY_HDR_WORDS; i++)
-		if (a[i] != b[i])
-			return false;
-	for (i = 1; i < n; i++)
-		if (key->frames[i] != chain->frames[i])
-			return false;
-	return true;
+	/* The header's words (nr_kernel and nr_user among them, pads 0). */
+	return fst_words_same(fst_key_words(key), fst_key_words(chain),
+			      FST_KEY_HDR_WORDS) &&
+	       fst_words_same(key->frames + 1, chain->frames + 1, n - 1);
 }
 
 /*

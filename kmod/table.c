@@ -199,20 +199,6 @@ u32 fst_entry_hash(const struct fst_entry *key)
 	       (u32)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
 }
 
-/*
- * Every frame of two stacks of @n frames is equal. Frames are words: a
- * word loop, two words a step, without memcmp()'s call and tail.
- */
-static inline bool fst_frames_same(const u64 *a, const u64 *b, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		if ((a[i] ^ b[i]) | (a[i + 1] ^ b[i + 1]))
-			return false;
-	return i == n || a[i] == b[i];
-}
-
 static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 {
 	const u64 *ca = (const u64 *)a->comm, *cb = (const u64 *)b->comm;
@@ -221,8 +207,8 @@ static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 	       a->proc_id == b->proc_id && a->cpu == b->cpu &&
 	       a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
 	       a->flags == b->flags && ca[0] == cb[0] && ca[1] == cb[1] &&
-	       fst_frames_same(a->frames, b->frames,
-			       a->nr_kernel + a->nr_user);
+	       fst_words_same(a->frames, b->frames,
+			      a->nr_kernel + a->nr_user);
 }
 
 /*

@@ -41,6 +41,20 @@ struct fst_entry {
 
 #define FST_ENTRY_HDR_WORDS	(sizeof(struct fst_entry) / sizeof(u64))
 
+/*
+ * Any context. @n words at @a and @b are equal: two words a step, one
+ * branch per pair, without memcmp()'s call and tail.
+ */
+static __always_inline bool fst_words_same(const u64 *a, const u64 *b, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		if ((a[i] ^ b[i]) | (a[i + 1] ^ b[i + 1]))
+			return false;
+	return i == n || a[i] == b[i];
+}
+
 static inline u32 fst_entry_words(const struct fst_entry *e)
 {
 	return FST_ENTRY_HDR_WORDS + e->nr_kernel + e->nr_user;

@@ -161,7 +161,7 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 	const unsigned long fp_max = FST_UFRAME_MAX;
 	const size_t size = compat ? 2 * sizeof(u32) : 2 * sizeof(long);
 	unsigned long next = 0, ret = 0;
-	unsigned int n = 1;
+	u64 *dst = frames + 1, *const end = frames + max;
 
 	if (!fp)
 		goto out;
@@ -178,11 +178,11 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 	for (;;) {
 		if (!ret)
 			break;
-		if (n == max) {
+		if (dst == end) {
 			*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 			break;
 		}
-		frames[n++] = ret;
+		*dst++ = ret;
 		if (next <= fp)
 			break;
 		fp = next;
@@ -193,7 +193,7 @@ fst_walk_chain(unsigned long fp, bool interrupted, const bool compat,
 	user_access_end();
 	pagefault_enable();
 out:
-	return n;
+	return dst - frames;
 
 efault:
 	user_access_end();
