@@ -18,7 +18,9 @@
 #             workloads; top-10 leaf functions compared, sampling rate
 #   profile   like overhead for the floor and flamestat only, under the
 #             insnprof QEMU plugin: flamestat's instructions per sample by
-#             kernel function
+#             kernel function, on deep8, deep120 and uniq8 (a new 8-frame
+#             stack nearly every sample: the path past the recent-stack
+#             cache, hash and insert)
 #   truth     one CPU under -icount shift=0, two boots: every workload with
 #             no profiler under the insnprof plugin (what each function
 #             executed, and where a timer interrupt would land: the
@@ -130,7 +132,7 @@ profile)
 	BENCH_REPEATS=1
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
-	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000' ;;
+	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|uniq8=/opt/workloads/uniq -d 8 2' ;;
 groundtruth)
 	BENCH_PROFILERS=none
 	BENCH_REPEATS=1

@@ -414,6 +414,7 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 			     unsigned int n)
 {
 	struct fst_proc *p = &db->procs[fst_procdb_slot(db, id)];
+	const struct fst_map *m = NULL;
 	const struct fst_maps *maps;
 	unsigned long now = jiffies;
 	struct mm_struct *mm;
@@ -433,8 +434,9 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 	rcu_read_lock();
 	maps = rcu_dereference(p->maps);
 	for (i = 0; i < n && !miss; i++) {
-		const struct fst_map *m = fst_maps_find(maps, frames[i]);
-
+		/* Callers mostly lie in the mapping of the frame before. */
+		if (!m || frames[i] < m->start || frames[i] >= m->end)
+			m = fst_maps_find(maps, frames[i]);
 		/* A file mapping whose file got no record is a miss too. */
 		if (!m || (!m->file_id && !m->flags))
 			miss = frames[i];

@@ -35,12 +35,19 @@
  */
 #define FST_RECENT_SLOTS	16
 
+/*
+ * A slot is the chain's when its gen is: a new chain bumps gen rather than
+ * clearing every slot. gen would have to wrap (2^32 chains) between two
+ * swaps of the table, which come every second, for an old slot to pass.
+ */
 struct fst_recent {
 	const struct fst_table *tab;	/* offsets are into it; NULL: empty */
 	u32 chain;			/* the chain's entry */
+	u32 gen;			/* the chain's generation */
 	struct {
 		u64 leaf;
-		u32 off;		/* 0: none */
+		u32 off;
+		u32 gen;
 	} slot[FST_RECENT_SLOTS];
 };
 
@@ -92,7 +99,7 @@ fst_recent_lookup(const struct fst_recent *r, struct fst_table *t,
 {
 	u32 s = fst_recent_index(key->frames[0]);
 
-	if (r->slot[s].leaf != key->frames[0] || !r->slot[s].off)
+	if (r->slot[s].leaf != key->frames[0] || r->slot[s].gen != r->gen)
 		return NULL;
 	return (struct fst_entry *)&t->arena[r->slot[s].off];
 }
@@ -112,14 +119,14 @@ static __always_inline void fst_recent_note(struct fst_recent *r,
 	if (!(key->nr_kernel + key->nr_user))
 		return;
 	if (!same_chain) {
-		for (s = 0; s < FST_RECENT_SLOTS; s++)
-			r->slot[s].off = 0;
+		r->gen++;
 		r->tab = t;
 		r->chain = off;
 	}
 	s = fst_recent_index(key->frames[0]);
 	r->slot[s].leaf = key->frames[0];
 	r->slot[s].off = off;
+	r->slot[s].gen = r->gen;
 }
 
 #endif /* FLAMESTAT_RECENT_H */
