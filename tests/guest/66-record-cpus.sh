@@ -23,9 +23,13 @@ fs_loaded && rmmod flamestat
 # irqs NAME CPU: that CPU's count on the /proc/interrupts line NAME.
 irqs() { awk -v n="$1:" -v c="$2" '$1 == n {print $(c + 2)}' /proc/interrupts; }
 
-# timers: "N0 N1", the flamestat sampling timers queued on CPU 0 and 1.
+# timers: "N0 N1", the flamestat sampling timers queued on CPU 0 and 1,
+# each counted once by its address: /proc/timer_list drops the base's lock
+# between entries, so a timer re-queued meanwhile (at 4999 Hz, often) can
+# be listed twice in one read.
 timers() {
-	awk '/^cpu: / {cpu = $2} /, fst_timer_fn/ {n[cpu]++}
+	awk '/^cpu: / {cpu = $2}
+	     /, fst_timer_fn/ { k = cpu " " $2; if (!(k in seen)) n[cpu]++; seen[k] = 1 }
 	     END {print n[0] + 0, n[1] + 0}' /proc/timer_list
 }
 

