@@ -18,7 +18,7 @@
 #             workloads; top-10 leaf functions compared, sampling rate
 #   profile   like overhead for the floor and flamestat only, under the
 #             insnprof QEMU plugin: flamestat's instructions per sample by
-#             kernel function, on deep8, deep120 and uniq8 (a new 8-frame
+#             kernel function, on deep8, deep120, read and uniq8 (a new 8-frame
 #             stack nearly every sample: the path past the recent-stack
 #             cache, hash and insert)
 #   truth     one CPU under -icount shift=0, two boots: every workload with
@@ -132,7 +132,7 @@ profile)
 	BENCH_REPEATS=1
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
-	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|uniq8=/opt/workloads/uniq -d 8 2' ;;
+	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|read=/opt/workloads/syscalls -m read -l 1800|uniq8=/opt/workloads/uniq -d 8 2' ;;
 groundtruth)
 	BENCH_PROFILERS=none
 	BENCH_REPEATS=1
