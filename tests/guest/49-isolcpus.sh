@@ -7,6 +7,7 @@
 # table swap, stop; traced) runs there, and a busy loop pinned there is
 # not sampled.
 # Loaded with cpus=0-1, CPU 1 is sampled (per-CPU stacks from cpu-1).
+# flamestat status says which CPUs: "all but 1", then "0,1".
 # 5.10's Debian kernel has no NO_HZ_FULL: isolcpus= alone isolates it.
 # vm: name=isolated smp=2 append="nohz_full=1 isolcpus=1"
 # timeout: 150
@@ -76,6 +77,9 @@ expect_eq "CPU 1 got none of them" "$on1" 0
 fs_read "$FS_TMP/default.folded"
 artifact "$FS_TMP/default.folded"
 expect_eq "default: no stack from CPU 1" "$(grep -c '^cpu-1;' "$FS_TMP/default.folded")" 0
+flamestat status >"$FS_TMP/status.txt" 2>&1
+log "status: $(grep '^cpus:' "$FS_TMP/status.txt")"
+check "status: cpus all but the isolated CPU 1" grep -q '^cpus: *all but 1 ' "$FS_TMP/status.txt"
 check "unload" fs_unload
 
 fs_load percpu=1 cpus=0-1
@@ -92,5 +96,7 @@ fs_read "$FS_TMP/asked.folded"
 artifact "$FS_TMP/asked.folded"
 expect_ge "cpus=0-1: the loop pinned to CPU 1 is sampled there" \
 	"$(fs_sum "$FS_TMP/asked.folded" '^cpu-1;sh;')" 500
+flamestat status >"$FS_TMP/status2.txt" 2>&1
+check "status: cpus 0,1 as asked" grep -q '^cpus: *0,1' "$FS_TMP/status2.txt"
 check "unload" fs_unload
 finish

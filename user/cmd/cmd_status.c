@@ -12,6 +12,7 @@
 #include "cmd/commands.h"
 #include "device/device.h"
 #include "device/loadpolicy.h"
+#include "lib/cpulist.h"
 #include "lib/util.h"
 
 static void usage(FILE *out)
@@ -33,6 +34,29 @@ static void usage(FILE *out)
 "\n"
 "Exit status: 0 loaded, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
 "See flamestat-status(1).\n");
+}
+
+/*
+ * With no CPU list the module samples every CPU but those the kernel
+ * isolates (isolcpus=, nohz_full=): say which, from the same sysfs files.
+ */
+static void print_default_cpus(void)
+{
+	struct cpuset iso = { { 0 } }, nohz;
+	char buf[256];
+	unsigned int i;
+
+	if (cpulist_read("/sys/devices/system/cpu/isolated", &iso))
+		memset(&iso, 0, sizeof(iso));
+	if (!cpulist_read("/sys/devices/system/cpu/nohz_full", &nohz))
+		for (i = 0; i < FLAMESTAT_CPUMASK_WORDS; i++)
+			iso.w[i] |= nohz.w[i];
+	if (!cpuset_count(&iso)) {
+		printf("all");
+		return;
+	}
+	printf("all but %s (isolated by isolcpus= or nohz_full=; a CPU list samples them)",
+	       cpulist_format(&iso, buf, sizeof(buf)));
 }
 
 static void print_config(const struct flamestat_config *c)
@@ -58,7 +82,7 @@ static void print_config(const struct flamestat_config *c)
 		printf(" and descendants");
 	printf("\ncpus:       ");
 	if (!(c->flags & FLAMESTAT_CFG_CPUMASK))
-		printf("all");
+		print_default_cpus();
 	for (cpu = 0; cpu < FLAMESTAT_MAX_CPUS; cpu++) {
 		if (!(c->cpus[cpu / 64] & (1ULL << (cpu % 64))))
 			continue;
