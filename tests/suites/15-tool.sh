@@ -157,7 +157,7 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/statusfmt" "$TOP/tests/tool/statusfmt.c" \
 	"$TOP/user/device/device.c" "$TOP/user/device/loadpolicy.c" \
-	"$TOP/user/lib/util.c" 2>"$T/statusfmt.log"; then
+	"$TOP/user/lib/util.c" "$TOP/user/lib/cpulist.c" 2>"$T/statusfmt.log"; then
 	"$T/statusfmt" 25 <"$T/snap.fstat" >"$T/status-plain.out"
 	if grep -q '^overruns: ' "$T/status-plain.out" &&
 	   ! grep -q '^throttled:' "$T/status-plain.out"; then
