@@ -292,7 +292,14 @@ if gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$T/libnofp.so" "$T/nofp.c" 2>"
 	if [ -x "$T/recordsum" ]; then
 		"$T/recordsum" 25 "$T/nofp.folded" <"$T/nofp.fstat" 2>"$T/record-nofp.err" >/dev/null
 		check tool-record-frameless-warning grep -qxF "flamestat record: warning: $fnote" "$T/record-nofp.err"
+		# The stacks' weight: sample_periods=140 at 997 Hz, 1.003009 ms each.
+		check tool-record-summary-cpu-time grep -q '^flamestat record: [0-9]* samples in [0-9]* stacks (0\.140 s of CPU time), ' "$T/record-nofp.err"
 		"$T/recordsum" 25 <"$T/nofp.fstat" 2>"$T/record-nofp-raw.err" >/dev/null
+		if grep -q 'CPU time' "$T/record-nofp-raw.err"; then
+			fail tool-record-summary-raw-no-cpu-time "raw output, no periods summed, yet: $(grep 'CPU time' "$T/record-nofp-raw.err")"
+		else
+			pass tool-record-summary-raw-no-cpu-time
+		fi
 		if grep -q 'frame pointer' "$T/record-nofp-raw.err"; then
 			fail tool-record-frameless-raw "a frameless warning without folding: $(grep 'frame pointer' "$T/record-nofp-raw.err")"
 		else

@@ -623,9 +623,16 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 	char share[16], limit[16] = "";
 	int i, first = 1;
 
-	fprintf(stderr, "flamestat record: %llu samples in %llu stacks, %.1f s on %u CPU%s",
+	uint64_t period_ns = m ? profile_period_ns(m) : 0;
+
+	fprintf(stderr, "flamestat record: %llu samples in %llu stacks",
 		(unsigned long long)st->recorded,
-		(unsigned long long)st->stacks, (double)st->running_ns / 1e9,
+		(unsigned long long)st->stacks);
+	/* What the stacks weigh: the periods their samples stand for. */
+	if (period_ns && m->sample_periods)
+		fprintf(stderr, " (%.3f s of CPU time)",
+			(double)m->sample_periods * (double)period_ns / 1e9);
+	fprintf(stderr, ", %.1f s on %u CPU%s", (double)st->running_ns / 1e9,
 		st->nr_cpus, st->nr_cpus == 1 ? "" : "s");
 	if (drops) {
 		fprintf(stderr, "; not recorded: ");
