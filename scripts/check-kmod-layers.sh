@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../kmod" || exit 2
 layer() {
 	case $1 in
 	uapi/*|compat|conftest|table|procdb|taskroot|buildid|config|arch|fst_arch|unwind|clock) echo 0 ;;
-	sampler) echo 1 ;;
+	sampler|recent) echo 1 ;;
 	drain) echo 2 ;;
 	session|readermem) echo 3 ;;
 	output|text|snapshot|ksym) echo 4 ;;
@@ -31,7 +31,7 @@ for f in *.[ch] arch/*/*.[ch]; do
 		continue
 	fi
 	for inc in $(sed -n 's/^#include "\(.*\)\.h"$/\1/p' "$f"); do
-		case $inc in uapi/*) name=$inc ;; *) name=$(basename "$inc") ;; esac
+		case $inc in uapi/* | */uapi/*) name=uapi/${inc##*/} ;; *) name=$(basename "$inc") ;; esac
 		theirs=$(layer "$name")
 		if [ "$theirs" = unknown ] || [ "$theirs" -gt "$mine" ]; then
 			echo "kmod/$f (layer $mine) includes $inc.h (layer $theirs)"
