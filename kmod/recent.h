@@ -62,16 +62,6 @@ static __always_inline u32 fst_recent_index(u64 leaf)
 	return (u32)leaf & (FST_RECENT_SLOTS - 1);
 }
 
-/* The key words an entry's header holds, tgid up to the end of comm. */
-#define FST_KEY_HDR_FIRST	offsetof(struct fst_entry, tgid)
-#define FST_KEY_HDR_WORDS	((sizeof(struct fst_entry) - FST_KEY_HDR_FIRST) / \
-				 sizeof(u64))
-
-static __always_inline const u64 *fst_key_words(const struct fst_entry *e)
-{
-	return (const u64 *)((const char *)e + FST_KEY_HDR_FIRST);
-}
-
 /* Hard-irq. Are @key's header and callers those of the cached chain? */
 static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
 						  const struct fst_table *t,

@@ -199,14 +199,12 @@ u32 fst_entry_hash(const struct fst_entry *key)
 	       (u32)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
 }
 
+/* The same stack: hash, header words (nr_kernel, nr_user among them), frames. */
 static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 {
-	const u64 *ca = (const u64 *)a->comm, *cb = (const u64 *)b->comm;
-
-	return a->hash == b->hash && a->tgid == b->tgid &&
-	       a->proc_id == b->proc_id && a->cpu == b->cpu &&
-	       a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
-	       a->flags == b->flags && ca[0] == cb[0] && ca[1] == cb[1] &&
+	return a->hash == b->hash &&
+	       fst_words_same(fst_key_words(a), fst_key_words(b),
+			      FST_KEY_HDR_WORDS) &&
 	       fst_words_same(a->frames, b->frames,
 			      a->nr_kernel + a->nr_user);
 }

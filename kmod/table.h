@@ -9,6 +9,8 @@
 #define FLAMESTAT_TABLE_H
 
 #include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #include "uapi/flamestat.h"
@@ -53,6 +55,23 @@ static __always_inline bool fst_words_same(const u64 *a, const u64 *b, u32 n)
 		if ((a[i] ^ b[i]) | (a[i + 1] ^ b[i + 1]))
 			return false;
 	return i == n || a[i] == b[i];
+}
+
+/*
+ * The key's header as words, tgid up to the end of comm: what makes two
+ * stacks with the same frames different. The pads are zero in every key
+ * and entry, so they compare equal.
+ */
+#define FST_KEY_HDR_FIRST	offsetof(struct fst_entry, tgid)
+#define FST_KEY_HDR_WORDS	((sizeof(struct fst_entry) - FST_KEY_HDR_FIRST) / \
+				 sizeof(u64))
+
+static_assert(FST_KEY_HDR_FIRST % sizeof(u64) == 0 &&
+	      sizeof(struct fst_entry) % sizeof(u64) == 0);
+
+static __always_inline const u64 *fst_key_words(const struct fst_entry *e)
+{
+	return (const u64 *)((const char *)e + FST_KEY_HDR_FIRST);
 }
 
 static inline u32 fst_entry_words(const struct fst_entry *e)
