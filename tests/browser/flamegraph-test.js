@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 // Drives Debian's chromium through playwright-core over flamestat SVGs:
 // tooltip, search (Ctrl-F, case toggle, Matched %), click zoom, URL state,
-// reset, fluid width, differential colours. Prints PASS/FAIL lines for
+// reset, fluid width, differential colours; and large totals (up to
+// 2^64 - 1) drawn where their exact counts put them, statically and live,
+// zoomed deep, after Escape, F3, a resize and a reload, in the flame graph,
+// icicle and flame chart layouts (bigChecks). Prints PASS/FAIL lines for
 // tests/run and saves screenshots.
 //
 // node flamegraph-test.js CASES.json OUTDIR
 // CASES.json: {"graph": {"svg":..., "folded":..., "search":..., "zoom":...},
 //              "diff": {"svg":..., "grew":..., "shrank":...},
-//              "details": [{"name":..., "svg":..., "frame":..., "want":...}]}
+//              "details": [{"name":..., "svg":..., "frame":..., "want":...}],
+//              "big": [{"name":..., "svg":..., "folded":..., "zoom": NAME,
+//                       "chart", "inverted", "total": "N" (as the options),
+//                       "details"/"zoomDetails": [NAME, WANT],
+//                       "search": [REGEX, "PERCENT"]}]}
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -153,11 +160,19 @@ async function graphChecks(ctx, c) {
 	await p2.setViewportSize({ width: 1500, height: 900 });
 	await p2.goto(link);
 	await p2.waitForFunction(() => window.flamestat !== undefined);
-	const st = await p2.evaluate(() => ({
-		vb: document.getElementById("frames").getAttribute("viewBox"),
-		m: document.getElementById("matched").textContent }));
-	check("browser-url-restores-zoom", st.vb.startsWith(box.fx + " 0 " + box.w + " "),
-	      "viewBox '" + st.vb + "' after loading " + link);
+	const st = await p2.evaluate(a => {
+		// The frame at x, depth from the link fills the frames area.
+		const r = [...document.querySelectorAll("#frames path")]
+			.find(e => e.fsFrame && String(e.fsFrame.x) === String(a.x) &&
+			      e.fsFrame.depth === a.y);
+		const fr = document.getElementById("frames");
+		return { name: r ? r.fsFrame.name : null,
+			 rw: r ? r.getBoundingClientRect().width : 0,
+			 fw: fr.width.baseVal.value,
+			 m: document.getElementById("matched").textContent };
+	}, { x: box.fx, y: box.depth });
+	check("browser-url-restores-zoom", st.name === c.zoom && Math.abs(st.rw - st.fw) < 2,
+	      JSON.stringify(st) + " after loading " + link);
 	check("browser-url-restores-search", /^Matched: [0-9.]+%$/.test(st.m),
 	      "matched text '" + st.m + "'");
 	await p2.close();
@@ -240,6 +255,317 @@ async function staticChecks(ctx, c) {
 	await page.close();
 }
 
+// --- Large totals -------------------------------------------------------
+// Chromium paints SVG coordinates in float32, so the positions of frames
+// must be checked in the browser against the exact fractions of the
+// counts: computed here with BigInt from the folded input, independently
+// of the renderer, and compared (within 1 px) with where chromium puts each
+// frame element (getBoundingClientRect) and with the colour it actually
+// painted there (a screenshot's pixel), statically (no JavaScript, as an
+// image viewer shows the file) and live: unzoomed, zoomed deep into a frame
+// that is a tiny fraction of the total, after Escape, after a resize, and
+// reloaded from the zoomed URL.
+
+// The frame tree of a folded file as flamestat lays it out with
+// --minwidth 0: stacks merged (children in name order; for a flame chart,
+// in input order, merging only neighbours), exact x and width as BigInt.
+// Names must be unique in the file: frames are found by name.
+function expectedLayout(folded, o) {
+	const root = { name: "all", depth: 0, kids: [], w: 0n };
+	for (const line of fs.readFileSync(folded, "utf8").split("\n")) {
+		const m = /^(.*\S)\s+(\d+)$/.exec(line);
+		if (!m || line.startsWith("#"))
+			continue;
+		const n = BigInt(m[2]);
+		let node = root;
+		root.w += n;
+		for (const name of m[1].split(";")) {
+			let k = o.chart ? node.kids[node.kids.length - 1] :
+				node.kids.find(c => c.name === name);
+			if (!k || k.name !== name) {
+				k = { name: name, depth: node.depth + 1, kids: [], w: 0n };
+				node.kids.push(k);
+			}
+			k.w += n;
+			node = k;
+		}
+	}
+	if (o.total && BigInt(o.total) > root.w)
+		root.w = BigInt(o.total);
+	const out = [];
+	(function place(node, x) {
+		node.x = x;
+		out.push({ name: node.name, depth: node.depth, x: node.x, w: node.w });
+		if (!o.chart)
+			node.kids.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+		for (const k of node.kids) {
+			place(k, x);
+			x += k.w;
+		}
+	})(root, 0n);
+	return out;
+}
+
+// Where each frame must be in a view of frame v (null: everything): its
+// share of the view's width as [lo, hi] fractions, ancestors clipped to
+// the view, or null for a frame outside the view (not drawn).
+function expectedView(layout, v) {
+	const vx = v ? v.x : 0n, vw = v ? v.w : layout[0].w, vd = v ? v.depth : 0;
+	const S = 1n << 40n;
+	const frac = a => Number((a - vx) * S / vw) / Number(S);
+	return layout.map(f => {
+		let lo = f.x, hi = f.x + f.w;
+		if (f.depth < vd) {
+			if (lo > vx || hi < vx + vw)
+				return { f: f, span: null };
+			lo = vx;
+			hi = vx + vw;
+		} else if (lo < vx || hi > vx + vw) {
+			return { f: f, span: null };
+		}
+		return { f: f, span: [frac(lo), frac(hi)] };
+	});
+}
+
+// Every frame element of the page, found by document order (no help from
+// the script, so that this works with JavaScript off): its name (from
+// fsData, read as JSON), depth, box on screen, whether it is displayed,
+// its stroke colour, and the frames area.
+function pageFrames(page) {
+	return page.evaluate(() => {
+		const src = [...document.querySelectorAll("script")]
+			.map(s => s.textContent).find(t => /var fsData = /.test(t));
+		const D = JSON.parse(/var fsData = (\{[\s\S]*\});\s*$/.exec(src.trim())[1]);
+		// The frames area: the nested <svg>'s viewport (its own
+		// getBoundingClientRect is the box of what it holds).
+		const fr = document.getElementById("frames");
+		const top = document.getElementById("flamegraph"), tr = top.getBoundingClientRect();
+		const vb = top.viewBox.baseVal, sc = vb && vb.width ? tr.width / vb.width : 1;
+		const area = { left: tr.left + fr.x.baseVal.value * sc,
+			       top: tr.top + fr.y.baseVal.value * sc,
+			       width: fr.width.baseVal.value * sc };
+		area.right = area.left + area.width;
+		const rows = document.getElementById("frames").children, out = [];
+		let k = 0;
+		for (let d = 0; d < rows.length; d++) {
+			for (const g of rows[d].children) {
+				const c = g.getAttribute("class");
+				for (const el of g.children) {
+					const i = k++, r = el.getBoundingClientRect();
+					let shown = true;
+					for (let e = el; e && e.id !== "frames"; e = e.parentNode)
+						if (getComputedStyle(e).display === "none")
+							shown = false;
+					out.push({ name: c === "root" ? "all" : c === "more" ?
+						   "(" + D.f[i] + " more)" : D.names[D.f[i]],
+						   depth: d, left: r.left, right: r.right, y: r.top + r.height / 2,
+						   shown: shown, faded: el.classList.contains("p"),
+						   stroke: getComputedStyle(el).stroke });
+				}
+			}
+		}
+		const labels = [...document.querySelectorAll("#labels text")].map(t => {
+			const r = t.getBoundingClientRect();
+			return { text: t.textContent, left: r.left, y: r.top + r.height / 2 };
+		});
+		return { area: { left: area.left, right: area.right, top: area.top,
+				 width: area.width },
+			 frames: out, labels: labels, inverted: D.inverted,
+			 fh: D.frameheight, cw: D.fontsize * D.fontwidth };
+	});
+}
+
+// The colour of screen pixels, from a screenshot decoded in a helper page.
+async function pixels(page, helper, pts) {
+	const png = (await page.screenshot()).toString("base64");
+	return helper.evaluate(async a => {
+		const img = new Image();
+		img.src = "data:image/png;base64," + a.png;
+		await img.decode();
+		const cv = document.createElement("canvas");
+		cv.width = img.width;
+		cv.height = img.height;
+		const cx = cv.getContext("2d");
+		cx.drawImage(img, 0, 0);
+		return a.pts.map(p => [...cx.getImageData(Math.round(p[0]), Math.round(p[1]), 1, 1).data].slice(0, 3));
+	}, { png: png, pts: pts });
+}
+
+function rgb(s) {
+	const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(s);
+	return m ? [+m[1], +m[2], +m[3]] : null;
+}
+
+// Geometry and paint of the view: each frame where the exact counts put it
+// (within 1 px; on its row), hidden frames not drawn, and the middle of
+// each frame wider than 3 px painted in its colour. Returns what is wrong.
+async function viewErrors(page, helper, c, v, opt) {
+	const P = await pageFrames(page);
+	const want = expectedView(c.layout, v), bad = [], pts = [], who = [];
+	const maxDepth = Math.max(...c.layout.map(f => f.depth));
+	const A = P.area;
+	for (const e of want) {
+		const got = P.frames.filter(f => f.name === e.f.name && f.depth === e.f.depth);
+		if (got.length !== 1) {
+			bad.push(e.f.name + ": " + got.length + " elements");
+			continue;
+		}
+		const g = got[0];
+		if (!e.span) {
+			// Not drawn: hidden, or (clipped) wholly outside the area.
+			if (g.shown && g.right - g.left > 0 &&
+			    Math.min(g.right, A.right) - Math.max(g.left, A.left) > 0.5)
+				bad.push(e.f.name + " outside the view drawn at " +
+					 g.left.toFixed(1) + ".." + g.right.toFixed(1));
+			continue;
+		}
+		const l = A.left + e.span[0] * A.width, r = A.left + e.span[1] * A.width;
+		const y = A.top + (P.inverted ? e.f.depth : maxDepth - e.f.depth) * P.fh +
+			(P.fh - 1) / 2;
+		if (!g.shown || Math.abs(g.left - l) > 1 || Math.abs(g.right - r) > 1 ||
+		    Math.abs(g.y - y) > 1)
+			bad.push(e.f.name + " at " + g.left.toFixed(2) + ".." + g.right.toFixed(2) +
+				 " y " + g.y.toFixed(1) + (g.shown ? "" : " (hidden)") +
+				 ", want " + l.toFixed(2) + ".." + r.toFixed(2) + " y " + y.toFixed(1));
+		else if (r - l >= 3 && !g.faded && rgb(g.stroke)) {
+			pts.push([(l + r) / 2, y]);
+			who.push(g);
+		}
+		e.px = [l, r, y];
+	}
+	if (opt && opt.labels) {
+		// Labels: one per frame wide enough for 3 characters, 3 px in.
+		for (const e of want) {
+			if (!e.span || (e.px[1] - e.px[0]) / P.cw < 3)
+				continue;
+			const lab = P.labels.filter(t => e.f.name.startsWith(t.text.replace(/\.\.$/, "")) &&
+						    Math.abs(t.y - e.px[2]) < P.fh / 2);
+			if (lab.length !== 1 || Math.abs(lab[0].left - (e.px[0] + 3)) > 1.5)
+				bad.push("label of " + e.f.name + " at " +
+					 (lab.length === 1 ? lab[0].left.toFixed(1) : lab.length + " labels") +
+					 ", want " + (e.px[0] + 3).toFixed(1));
+		}
+	}
+	if (pts.length) {
+		await page.mouse.move(0, 0);
+		const px = await pixels(page, helper, pts);
+		px.forEach((p, i) => {
+			const w = rgb(who[i].stroke);
+			if (w.some((x, j) => Math.abs(x - p[j]) > 12))
+				bad.push(who[i].name + " painted " + JSON.stringify(p) + " at " +
+					 pts[i][0].toFixed(0) + "," + pts[i][1].toFixed(0) +
+					 ", want " + JSON.stringify(w));
+		});
+	}
+	return bad;
+}
+
+async function openGraph(ctx, url, width, noScript) {
+	const page = await ctx.newPage();
+	const errors = [];
+	page.on("pageerror", e => errors.push(e.message));
+	page.on("console", m => { if (m.type() === "error") errors.push(m.text()); });
+	await page.setViewportSize({ width: width, height: 700 });
+	if (noScript) {
+		const s = await ctx.newCDPSession(page);
+		await s.send("Emulation.setScriptExecutionDisabled", { value: true });
+	}
+	await page.goto(url);
+	if (!noScript)
+		await page.waitForFunction(() => window.flamestat !== undefined);
+	page.fsErrors = errors;
+	return page;
+}
+
+// The API takes x as a number, or beyond 2^53 as a decimal string.
+function apiX(x) {
+	return x > BigInt(Number.MAX_SAFE_INTEGER) ? x.toString() : Number(x);
+}
+
+async function bigChecks(ctx, helper, c) {
+	const N = "big-" + c.name + "-";
+	const url = "file://" + path.resolve(c.svg);
+	const list = bad => bad.slice(0, 4).join("; ") + (bad.length > 4 ? "; ..." : "");
+	c.layout = expectedLayout(c.folded, c);
+	const byName = n => c.layout.find(f => f.name === n);
+	const root = c.layout[0];
+
+	// Without JavaScript, at the file's own width.
+	let page = await openGraph(ctx, url, 1200, true);
+	let bad = await viewErrors(page, helper, c, null);
+	check(N + "static", !bad.length, list(bad));
+	await page.screenshot({ path: path.join(outdir, N + "static.png") });
+	await page.close();
+
+	page = await openGraph(ctx, url, 1500);
+	bad = await viewErrors(page, helper, c, null, { labels: true });
+	check(N + "live", !bad.length, list(bad));
+
+	// Exact counts in the details bar at any total.
+	const hover = async (name, want) => {
+		const P = await pageFrames(page);
+		const maxDepth = Math.max(...c.layout.map(f => f.depth));
+		const f = P.frames.find(g => g.name === name);
+		const y = P.area.top + (P.inverted ? f.depth : maxDepth - f.depth) * P.fh + (P.fh - 1) / 2;
+		await page.mouse.move((Math.max(f.left, P.area.left) + Math.min(f.right, P.area.right)) / 2, y);
+		const det = await page.locator("#details").textContent();
+		check(N + "details-" + name, det === want, "details bar says '" + det + "', expected '" + want + "'");
+	};
+	if (c.details)
+		await hover(c.details[0], c.details[1]);
+
+	// Deep zoom into a frame that is a tiny fraction of the total.
+	const z = byName(c.zoom);
+	await page.evaluate(a => window.flamestat.zoom(a[0], a[1]), [apiX(z.x), z.depth]);
+	bad = await viewErrors(page, helper, c, z, { labels: true });
+	check(N + "zoom", !bad.length, "zoomed into " + c.zoom + " (" + z.w + " of " + root.w +
+	      " at " + z.x + "): " + list(bad));
+	await page.screenshot({ path: path.join(outdir, N + "zoom.png") });
+	if (c.zoomDetails)
+		await hover(c.zoomDetails[0], c.zoomDetails[1]);
+
+	// F3: the search prompt; the share is of the view, exactly.
+	if (c.search) {
+		page.once("dialog", d => d.accept(c.search[0]));
+		await page.keyboard.press("F3");
+		let m = "";
+		try {
+			await page.waitForFunction(() =>
+				!document.getElementById("matched").classList.contains("hide"), null,
+				{ timeout: 3000 });
+			m = await page.locator("#matched").textContent();
+		} catch (e) {
+			m = "(nothing shown)";
+		}
+		check(N + "f3-search", m === "Matched: " + c.search[1] + "%",
+		      "F3 search for '" + c.search[0] + "' in the zoomed view shows '" + m +
+		      "', want 'Matched: " + c.search[1] + "%'");
+		await page.evaluate(() => window.flamestat.resetSearch());
+	}
+
+	// The URL carries the exact x; a reload comes back to the same view.
+	const u = new URL(page.url());
+	check(N + "zoom-url", u.searchParams.get("x") === z.x.toString() &&
+	      u.searchParams.get("y") === String(z.depth), "URL " + page.url() + ", want x=" + z.x);
+	const p2 = await openGraph(ctx, url + "?x=" + z.x + "&y=" + z.depth, 1500);
+	bad = await viewErrors(p2, helper, c, z);
+	check(N + "url-restores-zoom", !bad.length, list(bad));
+	await p2.close();
+
+	// A narrower window: frames and labels laid out again, still zoomed.
+	await page.setViewportSize({ width: 900, height: 700 });
+	await page.waitForTimeout(100);
+	bad = await viewErrors(page, helper, c, z, { labels: true });
+	check(N + "resize", !bad.length, "at 900 px: " + list(bad));
+
+	// Escape: back to the whole graph, exactly.
+	await page.keyboard.press("Escape");
+	bad = await viewErrors(page, helper, c, null, { labels: true });
+	check(N + "escape", !bad.length, "after Escape: " + list(bad));
+	check(N + "no-js-errors", page.fsErrors.length === 0, page.fsErrors.join("; "));
+	await page.close();
+}
+
 (async () => {
 	let ctx;
 	try {
@@ -267,6 +593,12 @@ async function staticChecks(ctx, c) {
 			await staticChecks(ctx, cases.graph);
 		for (const c of cases.details || [])
 			await detailsChecks(ctx, c);
+		if (cases.big) {
+			const helper = await ctx.newPage();
+			for (const c of cases.big)
+				await bigChecks(ctx, helper, c);
+			await helper.close();
+		}
 	} catch (e) {
 		fail("browser-run", e.stack || e.message);
 	}

@@ -65,6 +65,10 @@ printf 'app;crlf 6\r\napp;last 1' >>"$OUT/escape.folded"
 printf 'm;grew 10 30\nm;shrank 30 10\nm;same 20 20\nm;gone 5 0\n' \
 	>"$OUT/twocol.folded"
 
+# Counts past 2^24, which float32 (browsers paint paths in it) does not
+# hold: nanoseconds, bytes, cycles. A frame 1/10^7 of the total.
+printf 'main;big 9999999000\nmain;small;s2 750\nmain;small;s1 250\n' >"$OUT/big.folded"
+
 # --- golden SVGs -------------------------------------------------------
 # golden NAME ARGS...: run flamestat ARGS, compare with tests/golden/NAME.svg,
 # render again and compare bytes (determinism), check well-formed XML.
@@ -123,6 +127,7 @@ golden diff-normalized diff -n --negate $I/before.folded $I/after.folded
 golden twocol svg "$OUT/twocol.folded"
 golden escape svg "$OUT/escape.folded"
 golden narrow svg --minwidth 1% "$OUT/narrow.folded"
+golden big svg --minwidth 0 "$OUT/big.folded"
 for pal in mem io wakeup chain js perl red green blue aqua yellow purple orange; do
 	golden "palette-$pal" svg --colors $pal $I/java.folded
 done
@@ -197,6 +202,28 @@ more=$(printf '%s\n' "$row" | grep '<g class="more">' | grep -o 'h[0-9]*"' | tr 
 	pass more-block-adds-up || fail more-block-adds-up "row sum $sum, more block '$more': $(printf '%s' "$row" | tr '\n' '|' | head -c 300)"
 grep -q 'narrow_\|deeper_' "$OUT/narrow.svg" && fail more-block-hides "narrow frames still drawn" ||
 	pass more-block-hides
+
+# --- coordinates: integers float32 holds ---------------------------------
+# Totals up to 2^24: the counts themselves (the goldens above). Beyond:
+# every coordinate at most 2^24 (the viewBox 2^24 wide), frames tiling it
+# (b starts where a ends), and the exact counts in fsData for the script,
+# as strings past 2^53.
+coords() { grep -o '<path d="M[0-9]* 0h[0-9]*"' "$1" | tr -c '0-9\n' ' ' | tr ' ' '\n' | grep .; }
+printf 'main;a 3000000000\nmain;b 3000000000\n' | "$FS" svg >"$OUT/pair3e9.svg"
+max=$(coords "$OUT/pair3e9.svg" | sort -n | tail -n 1)
+[ "$max" = 16777216 ] && grep -q 'viewBox="0 0 16777216 ' "$OUT/pair3e9.svg" &&
+	grep -q '<path d="M8388608 0h8388608"/>' "$OUT/pair3e9.svg" &&
+	grep -q '<path d="M0 0h8388608"/>' "$OUT/pair3e9.svg" &&
+	grep -qxF '"x":[0,0,3000000000,0],' "$OUT/pair3e9.svg" &&
+	grep -qxF '"w":[6000000000,6000000000,3000000000,3000000000],' "$OUT/pair3e9.svg" &&
+	pass coords-scaled || fail coords-scaled "largest coordinate $max: $(grep -o '<path[^>]*>' "$OUT/pair3e9.svg" | tr '\n' ' ')"
+! grep -q '^"x":' "$OUT/basic.svg" && grep -q 'viewBox="0 0 230 ' "$OUT/basic.svg" &&
+	pass coords-counts-when-small || fail coords-counts-when-small "basic.svg (230 samples) is not drawn in counts"
+"$FS" svg --minwidth 0 --total 18446744073709551615 "$IN/basic.folded" >"$OUT/total64.svg" 2>"$OUT/total64.err" &&
+	grep -qF '"total":"18446744073709551615",' "$OUT/total64.svg" &&
+	grep -qF '"w":["18446744073709551615",' "$OUT/total64.svg" &&
+	[ "$(coords "$OUT/total64.svg" | sort -n | tail -n 1)" = 16777216 ] &&
+	pass coords-total-2e64 || fail coords-total-2e64 "$(head -c 200 "$OUT/total64.err") $(grep -o '^"total":.\{30\}' "$OUT/total64.svg")"
 
 # --- exit statuses and messages ----------------------------------------
 expect_status() {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The flame graph in a real browser: headless Debian chromium driven by
 # playwright-core (installed from npm into $FLAMESTAT_CACHE/node when
-# missing) searches, zooms, follows URL state and resets, and leaves
-# screenshots in tests/build/browser/. Host-only.
+# missing) searches, zooms, follows URL state and resets, checks that
+# large totals (past float32's 2^24, up to 2^64 - 1) are drawn and zoomed
+# exactly, and leaves screenshots in tests/build/browser/. Host-only.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -79,6 +80,52 @@ fi
 	fail browser-render-meta "flamestat could not render the golden inputs"
 	exit 1
 }
+# Large totals (Chromium paints SVG coordinates in float32): counts of
+# bytes, nanoseconds or cycles. Each graph has a frame that is a tiny
+# fraction of the total, to zoom into; names are unique (the test finds
+# frames by name and computes where they must be from the folded file).
+# The totals past 2^53 come from --total, as profile counts are capped
+# at 2^53 today; the ones split across frames are tried too, and skipped
+# while the profile refuses them.
+big_cases=()
+# big NAME FOLDED JSON-EXTRAS FLAMESTAT-OPTIONS...
+big() {
+	local name=$1 extra=$3
+	printf "$2" >"$OUT/big-$name.folded"
+	shift 3
+	"$FS" svg --minwidth 0 "$@" "$OUT/big-$name.folded" >"$OUT/big-$name.svg" \
+		2>"$OUT/big-$name.err"
+	local rc=$?
+	if grep -q 'count too large' "$OUT/big-$name.err"; then
+		skip "big-$name" "the profile takes counts up to 2^53 only: $(head -n 1 "$OUT/big-$name.err")"
+	elif [ $rc != 0 ]; then
+		fail "big-$name-render" "$(head -c 300 "$OUT/big-$name.err")"
+	else
+		big_cases+=("{\"name\": \"$name\", \"svg\": \"$OUT/big-$name.svg\", \"folded\": \"$OUT/big-$name.folded\", $extra}")
+	fi
+}
+big pair3e9 'main;a 3000000000\nmain;b 3000000000\n' \
+	'"zoom": "b", "details": ["main", "Function: main (6,000,000,000 samples, 100.00%)"], "zoomDetails": ["b", "Function: b (3,000,000,000 samples, 50.00%)"], "search": ["^b$", "100"]'
+big total1e8 'main;big 99999000\nmain;small;s1 250\nmain;small;s2 750\n' \
+	'"zoom": "small", "details": ["main", "Function: main (100,000,000 samples, 100.00%)"], "zoomDetails": ["s1", "Function: s1 (250 samples, 0.00%)"], "search": ["^s1$", "25.0"]'
+tiny1e10='main;big 9999999000\nmain;small;s2 750\nmain;small;s1 250\n'
+big total1e10 "$tiny1e10" \
+	'"zoom": "small", "details": ["main", "Function: main (10,000,000,000 samples, 100.00%)"], "zoomDetails": ["s2", "Function: s2 (750 samples, 0.00%)"], "search": ["s2", "75.0"]'
+big icicle1e10 "$tiny1e10" \
+	'"inverted": true, "zoom": "small", "zoomDetails": ["s1", "Function: s1 (250 samples, 0.00%)"]' --inverted
+big chart1e10 "$tiny1e10" \
+	'"chart": true, "zoom": "small", "zoomDetails": ["s2", "Function: s2 (750 samples, 0.00%)"], "search": ["^s1$", "25.0"]' --flamechart
+tiny53='main;big 9007199254000000\nmain;small;s1 250\nmain;small;s2 750\n'
+big total2e63 "$tiny53" \
+	'"total": "9223372036854775807", "zoom": "small", "details": ["all", "Function: all (9,223,372,036,854,775,807 samples, 100.00%)"], "zoomDetails": ["s1", "Function: s1 (250 samples, 0.00%)"], "search": ["^s2$", "75.0"]' --total 9223372036854775807
+big total2e64 "$tiny53" \
+	'"total": "18446744073709551615", "zoom": "small", "details": ["all", "Function: all (18,446,744,073,709,551,615 samples, 100.00%)"], "zoomDetails": ["s2", "Function: s2 (750 samples, 0.00%)"]' --total 18446744073709551615
+big split2e63 'main;x 4611686018427387903\nmain;y;z 4611686018427387900\nmain;y;tiny;c1 1\nmain;y;tiny;c2 3\n' \
+	'"zoom": "tiny", "details": ["main", "Function: main (9,223,372,036,854,775,807 samples, 100.00%)"], "zoomDetails": ["c2", "Function: c2 (3 samples, 0.00%)"], "search": ["^c1$", "25.0"]'
+big split2e64 'main;a 9223372036854775807\nmain;b;tiny 2\nmain;b;rest 9223372036854775806\n' \
+	'"zoom": "tiny", "details": ["main", "Function: main (18,446,744,073,709,551,615 samples, 100.00%)"], "zoomDetails": ["tiny", "Function: tiny (2 samples, 0.00%)"]'
+big_json=$(IFS=,; echo "${big_cases[*]}")
+
 cat >"$OUT/cases.json" <<JSON
 {"graph": {"svg": "$OUT/graph.svg", "folded": "$OUT/graph.folded",
 	   "search": "ext4_read", "zoom": "nginx"},
@@ -89,7 +136,8 @@ cat >"$OUT/cases.json" <<JSON
 	{"name": "folded-periods", "svg": "$OUT/meta-periods.svg", "frame": "hot_leaf",
 	 "want": "Function: hot_leaf (30.00 ms, 75.00%)"},
 	{"name": "before-periods", "svg": "$OUT/meta.svg", "frame": "rest_of_compilation",
-	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}]}
+	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}],
+ "big": [$big_json]}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"

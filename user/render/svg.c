@@ -21,11 +21,22 @@ extern const size_t asset_flamegraph_css_len;
 #define XPAD 10			/* px left and right of the frames */
 
 /*
- * The document: frames sit in a nested <svg> whose viewBox is in counts
- * (samples, or a recording's periods) and stretches horizontally, so each
- * frame carries exact integer positions and nothing else:
- * <path d="M{x} 0h{width}"/>, a line as thick as a frame (stroke-width in
- * CSS). The browser does the scaling, and zooming is a viewBox change.
+ * The document: frames sit in a nested <svg> whose viewBox is in frame
+ * units and stretches horizontally, so each frame carries integer
+ * positions and nothing else: <path d="M{x} 0h{width}"/>, a line as thick
+ * as a frame (stroke-width in CSS). The browser does the scaling, with or
+ * without the script (an <img> runs none), so these numbers must draw
+ * right as they are: Chromium (Skia) and others paint path coordinates in
+ * float32, which holds every integer up to 2^24 and no more, and garbles
+ * or drops frames whose coordinates are far beyond (3e9 + 3e9 samples drew
+ * no second frame). So a frame unit is a count (samples, or periods) when
+ * the total is at most COORD_MAX, and the file stays as small as exact
+ * counts make it; above, the counts are scaled to COORD_MAX units, rounded
+ * (1/2^24 of the width, far below a pixel), and fsData carries the exact x
+ * and width the script needs for zoom, tooltips and search (as strings
+ * past 2^53, which a JavaScript number does not hold). Zooming does not
+ * touch the viewBox: the script rewrites the visible frames relative to
+ * the view, from the exact values (see flamegraph.js).
  * Frames of one depth share a row <g>, and within it frames of one
  * colour share a <g class> whose CSS rule gives the colour. The names, one
  * per frame in document order, are indices into fsData.names. This keeps
@@ -34,6 +45,10 @@ extern const size_t asset_flamegraph_css_len;
  * coordinates (text must not stretch); the static ones are for viewers
  * without JavaScript, the script redraws them.
  */
+#define COORD_MAX ((uint64_t)1 << 24)
+/* Beyond this a JavaScript number is no longer exact: write a string. */
+#define JS_EXACT_MAX ((uint64_t)1 << 53)
+
 struct writer {
 	struct strbuf sb;
 	const struct profile *p;
@@ -47,6 +62,7 @@ struct writer {
 	size_t ncls;
 	bool diff;
 	double scale;		/* px per sample at the static width */
+	bool scaled;		/* total > COORD_MAX: units are not counts */
 	double top;		/* y of the frames area */
 	double height;		/* of the whole image */
 };
@@ -70,6 +86,43 @@ static void add_i64(struct strbuf *sb, int64_t v)
 	} else {
 		add_u64(sb, (uint64_t)v);
 	}
+}
+
+/* A count for the script: a JSON number, or a string past 2^53. */
+static void add_js_u64(struct strbuf *sb, uint64_t v)
+{
+	if (v > JS_EXACT_MAX)
+		sb_add(sb, "\"", 1);
+	add_u64(sb, v);
+	if (v > JS_EXACT_MAX)
+		sb_add(sb, "\"", 1);
+}
+
+static void add_js_i64(struct strbuf *sb, int64_t v)
+{
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	if (a > JS_EXACT_MAX)
+		sb_add(sb, "\"", 1);
+	add_i64(sb, v);
+	if (a > JS_EXACT_MAX)
+		sb_add(sb, "\"", 1);
+}
+
+/*
+ * Position v (a count, 0 to the total) in frame units: the count itself,
+ * or for a larger total v * 2^24 / total rounded. Both ends of a frame go
+ * through this, and a frame's end is its right neighbour's x, so frames
+ * still tile without gaps or overlaps. Doubles: the ratio is good to 2^-52
+ * and the conversions are monotonic, so a width is never negative (a frame
+ * under a unit wide may round to nothing: it is not visible anyway).
+ */
+static uint64_t coord(const struct writer *w, uint64_t v)
+{
+	if (!w->scaled)
+		return v;
+	return (uint64_t)llround((double)v / (double)w->l.total *
+				 (double)COORD_MAX);
 }
 
 /* One decimal: enough for pixels, and far cheaper than printf. */
@@ -410,7 +463,7 @@ static void write_frames(struct writer *w)
 	sb_adds(sb, "\" height=\"");
 	add_u64(sb, h);
 	sb_adds(sb, "\" viewBox=\"0 0 ");
-	add_u64(sb, l->total);
+	add_u64(sb, coord(w, l->total));
 	sb_add(sb, " ", 1);
 	add_u64(sb, h);
 	sb_adds(sb, "\" preserveAspectRatio=\"none\">\n");
@@ -433,9 +486,9 @@ static void write_frames(struct writer *w)
 			}
 			/* One line per colour group: a frame is ~27 bytes. */
 			sb_adds(sb, "<path d=\"M");
-			add_u64(sb, n->x);
+			add_u64(sb, coord(w, n->x));
 			sb_adds(sb, " 0h");
-			add_u64(sb, n->width);
+			add_u64(sb, coord(w, n->x + n->width) - coord(w, n->x));
 			sb_adds(sb, "\"/>");
 		}
 		if (w->row_start[d + 1] > w->row_start[d])
@@ -503,9 +556,13 @@ static void write_frame_array(struct writer *w, const char *key, int what)
 				    n->name == FG_MORE ? n->more_n :
 				    w->cls[n->name] - 1);
 		else if (what == 'b')
-			add_u64(sb, n->before);
+			add_js_u64(sb, n->before);
+		else if (what == 'x')
+			add_js_u64(sb, n->x);
+		else if (what == 'w')
+			add_js_u64(sb, n->width);
 		else
-			add_i64(sb, n->self_delta);
+			add_js_i64(sb, n->self_delta);
 	}
 	sb_add(sb, "]", 1);
 }
@@ -545,8 +602,13 @@ static void write_data(struct writer *w)
 	/* s: the samples behind a frame's periods. */
 	if (w->l.samples)
 		write_frame_array(w, "s", 'b');
+	/* x, w: the exact counts, when the paths have scaled units. */
+	if (w->scaled) {
+		write_frame_array(w, "x", 'x');
+		write_frame_array(w, "w", 'w');
+	}
 	sb_adds(sb, ",\n\"total\":");
-	add_u64(sb, w->l.total);
+	add_js_u64(sb, w->l.total);
 	/* countns: the CPU time of a count, for the tooltips. */
 	if (count_ns) {
 		sb_adds(sb, ",\"countns\":");
@@ -663,6 +725,7 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	assign_classes(&w);
 	meta_line(&w, &meta);
 	w.scale = ((double)o->width - 2 * XPAD) / (double)w.l.total;
+	w.scaled = w.l.total > COORD_MAX;
 	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0) +
 		(throttled ? fs * 1.5 : 0) + (frameless ? fs * 1.5 : 0);
 	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "lib/util.h"
-#include "profile/profile.h"
 #include "render/svg_int.h"
 
 void svg_options_init(struct svg_options *o)
@@ -233,7 +232,8 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->factor = d;
 		break;
 	case OPT_TOTAL:
-		if (parse_u64(arg, 1, PROFILE_COUNT_MAX, &v))
+		/* Any 64-bit total: the SVG draws and tells them exactly. */
+		if (parse_u64(arg, 1, UINT64_MAX, &v))
 			return bad("total", arg, "expected a positive count");
 		o->total = v;
 		break;

@@ -1,34 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0
 // Interactivity of flamestat's flame graphs: details, zoom, search, URL.
 //
-// svg.c writes each frame as <path d="M{x} 0h{width}"/>, exact counts
-// (samples, or periods) inside the nested <svg id="frames">, whose viewBox
-// maps counts to pixels. Zooming is therefore a viewBox change; only the text labels,
-// which live outside in pixels, are redrawn. The frames sit in one <g> per
-// depth, then one <g class> per colour ("root", "more" or a colour).
-// fsData (written just before this script) has one entry per frame in
-// document order in fsData.f: the index of its name in fsData.names, or
-// N for a "(N more)" block; for differential graphs fsData.b (samples
-// before) and fsData.d (self change). A recording's counts are sampling
-// periods: fsData.countns is the CPU time of one count, and fsData.s the
-// samples behind each frame's periods, when known.
+// svg.c writes each frame as <path d="M{x} 0h{width}"/> inside the nested
+// <svg id="frames">, whose viewBox maps frame units to pixels: the counts
+// (samples, or periods) themselves when the total is at most 2^24, else
+// the counts scaled to 2^24 units, with the exact x and width of each
+// frame in fsData.x and fsData.w. Browsers paint path coordinates in
+// float32, exact for integers up to 2^24 only, so no coordinate the file
+// or this script writes is larger. For the same reason zooming does not
+// narrow the viewBox (x * scale - vx * scale in float32 cancels: frames
+// off by pixels at 1e8 counts, gone at 1e10): the visible frames get new
+// coordinates relative to the view, 2^24 units across, computed from the
+// exact counts, ancestors clipped to the view, and every other frame is
+// left out of it (see drawView); unzoom puts the file's own coordinates
+// back. The text labels, which live outside in pixels, are redrawn from
+// the exact counts too.
+// The frames sit in one <g> per depth, then one <g class> per colour
+// ("root", "more" or a colour). fsData (written just before this script)
+// has one entry per frame in document order in fsData.f: the index of its
+// name in fsData.names, or N for a "(N more)" block; for differential
+// graphs fsData.b (samples before) and fsData.d (self change). A
+// recording's counts are sampling periods: fsData.countns is the CPU time
+// of one count, and fsData.s the samples behind each frame's periods, when
+// known. Counts past 2^53 (up to 2^64 - 1), which a number does not hold,
+// are decimal strings; the script then keeps every position as a BigInt,
+// so that differences of positions, the view's offsets, stay exact.
 "use strict";
 (function () {
 	var D = fsData;
 	var NS = "http://www.w3.org/2000/svg";
 	var svg, frames, labels, details, matched, searchBtn, icBtn, unzoomBtn;
 	var tip, tipRect, tipText;
-	var F = [];		// frames: {el, x, w, depth, name, kind}
+	var F = [];		// frames: {el, x, w, sx, sw, depth, name, kind}
 	var maxDepth = 0;
 	var view = null;	// the zoomed frame, or null for all
+	var shown = [];		// frames drawn relative to the view
 	var term = null;	// the active search, or null
 	var ignoreCase = false;
+	// Exact counts: numbers up to 2^53, BigInts when the total is beyond
+	// (and the browser has them; else numbers, close enough to draw).
+	var big = typeof D.total === "string" && typeof BigInt === "function";
+	var ZOOM = 16777216;	// units across a zoomed view: 2^24, see above
+	var total, zero, staticBox;
 
 	function byId(id) { return document.getElementById(id); }
+
+	// An exact count from fsData or a decimal string, or null.
+	function count(v) {
+		if (typeof v === "string" && !/^[0-9]+$/.test(v))
+			return null;
+		return big ? BigInt(v) : +v;
+	}
+
+	// a - b, both exact counts, as a number: exact, or (beyond 2^53) the
+	// nearest double of the exact difference, never of the operands.
+	function sub(a, b) {
+		return Number(a - b);
+	}
 
 	function collect() {
 		var rows = frames.children, d, g, i, j, el, m, f, c, k = 0;
 		maxDepth = rows.length - 1;
+		total = count(D.total);
+		zero = count(0);
+		staticBox = frames.getAttribute("viewBox");
 		for (d = 0; d < rows.length; d++) {
 			for (g = 0; g < rows[d].children.length; g++) {
 				c = rows[d].children[g].getAttribute("class");
@@ -36,8 +71,12 @@
 					el = rows[d].children[g].children[j];
 					m = /^M(\d+) 0h(\d+)$/.exec(el.getAttribute("d"));
 					i = k++;
-					f = { el: el, x: +m[1], w: +m[2], depth: d, i: i,
+					// sx, sw: the file's coordinates; x, w: counts.
+					f = { el: el, sx: +m[1], sw: +m[2], depth: d, i: i,
 					      kind: c === "root" || c === "more" ? c : "frame" };
+					f.x = D.x ? count(D.x[i]) : count(f.sx);
+					f.w = D.w ? count(D.w[i]) : count(f.sw);
+					f.end = f.x + f.w;
 					f.name = f.kind === "root" ? "all" :
 						f.kind === "more" ? "(" + D.f[i] + " more)" :
 						D.names[D.f[i]];
@@ -48,13 +87,21 @@
 		}
 	}
 
-	// Numbers as flamegraph.pl prints them: 1,234,567.
+	// Numbers as flamegraph.pl prints them: 1,234,567. v is an exact
+	// count (number, BigInt or decimal string) or a product of one.
 	function grouped(v) {
-		return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+		var s;
+		if (typeof v !== "number")
+			s = String(v);
+		else if (v >= 1e21 && typeof BigInt === "function")
+			s = BigInt(Math.round(v)).toString();	// not "1e+21"
+		else
+			s = Math.round(v).toString();
+		return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 	}
 
-	function pct(v, total) {
-		return (100 * v / total).toFixed(2);
+	function pct(v, t) {
+		return (100 * Number(v) / Number(t)).toFixed(2);
 	}
 
 	function signed(s) {
@@ -75,20 +122,22 @@
 	function describe(f) {
 		var parts = [], t, d, b;
 		if (D.countns)
-			parts.push(duration(f.w * D.countns));
+			parts.push(duration(Number(f.w) * D.countns));
 		if (D.s)
 			parts.push(grouped(D.s[f.i]) + " samples");
 		else if (D.countname)
-			parts.push(grouped(f.w * D.factor) + " " + D.countname);
-		parts.push(pct(f.w, D.total) + "%");
+			parts.push(grouped(D.factor === 1 ? f.w : Number(f.w) * D.factor) +
+				   " " + D.countname);
+		parts.push(pct(f.w, total) + "%");
 		t = f.name + " (" + parts.join(", ");
 		if (D.diff) {
-			d = D.d[f.i];
-			b = D.b[f.i];
+			d = Number(D.d[f.i]);
+			b = Number(D.b[f.i]);
 			if (D.negate)
 				d = -d;
-			t += "; self " + signed(pct(d, D.total)) + "%, total " +
-				signed(pct((D.negate ? b - f.w : f.w - b), D.total)) + "%";
+			t += "; self " + signed(pct(d, total)) + "%, total " +
+				signed(pct((D.negate ? b - Number(f.w) : Number(f.w) - b),
+					   total)) + "%";
 		}
 		return t + ")";
 	}
@@ -103,26 +152,31 @@
 		return (D.inverted ? depth : maxDepth - depth) * D.frameheight;
 	}
 
+	// Where f is in the view, as fractions of its width, clipped to it.
+	function span(f, vx, vw) {
+		return [Math.max(sub(f.x, vx) / vw, 0), Math.min(sub(f.end, vx) / vw, 1)];
+	}
+
 	// Labels for frames wide enough for three characters, cut with "..".
-	function drawLabels(vx, vw, scale) {
+	// Pixel positions come from the exact counts, relative to the view.
+	function drawLabels(fw) {
 		var frag = document.createDocumentFragment();
 		var cw = D.fontsize * D.fontwidth;
 		var top = +frames.getAttribute("y");
-		var i, f, left, right, chars, s, t;
-		for (i = 0; i < F.length; i++) {
-			f = F[i];
-			if (f.x + f.w <= vx || f.x >= vx + vw)
-				continue;
-			left = Math.max(f.x, vx);
-			right = Math.min(f.x + f.w, vx + vw);
-			chars = Math.floor((right - left) * scale / cw);
+		var list = view ? shown : F;
+		var vx = view ? view.x : zero, vw = Number(view ? view.w : total);
+		var i, f, sp, chars, s, t;
+		for (i = 0; i < list.length; i++) {
+			f = list[i];
+			sp = span(f, vx, vw);
+			chars = Math.floor((sp[1] - sp[0]) * fw / cw);
 			if (chars < 3)
 				continue;
 			s = f.name;
 			if (s.length > chars)
 				s = s.slice(0, chars - 2) + "..";
 			t = document.createElementNS(NS, "text");
-			t.setAttribute("x", (D.xpad + (left - vx) * scale + 3).toFixed(1));
+			t.setAttribute("x", (D.xpad + sp[0] * fw + 3).toFixed(1));
 			t.setAttribute("y", (top + rowY(f.depth) + (D.frameheight - 1) / 2 +
 					     D.fontsize * 0.35).toFixed(1));
 			t.textContent = s;
@@ -133,16 +187,58 @@
 		labels.appendChild(frag);
 	}
 
+	// The zoomed view: the frame, its descendants and its ancestors
+	// (clipped to it) get coordinates relative to the view, ZOOM units
+	// across, so they need no rewriting when the window is resized.
+	// Positions are differences of exact counts, so a frame a billionth
+	// of the total lands as exactly as one that is half of it. The view
+	// is -ZOOM to 0: every other frame keeps the file's coordinates, all
+	// at 0 or more, right of the view, where the nested <svg> clips them
+	// (neither drawn nor hoverable). Hiding them instead (display: none)
+	// restyles every frame, seconds for 100,000 of them.
+	function drawView() {
+		var i, g, a, b, vx = view.x, vend = view.end, vw = Number(view.w);
+		clearView();
+		for (i = 0; i < F.length; i++) {
+			g = F[i];
+			if (g.depth < view.depth) {
+				if (g.x > vx || g.end < vend)
+					continue;
+				a = -ZOOM;
+				b = 0;
+				g.el.classList.add("p");
+			} else if (g.x >= vx && g.end <= vend) {
+				a = Math.round(sub(g.x, vx) / vw * ZOOM) - ZOOM;
+				b = Math.round(sub(g.end, vx) / vw * ZOOM) - ZOOM;
+			} else {
+				continue;
+			}
+			g.el.setAttribute("d", "M" + a + " 0h" + (b - a));
+			shown.push(g);
+		}
+		frames.setAttribute("viewBox", -ZOOM + " 0 " + ZOOM + " " +
+				    frames.getAttribute("height"));
+	}
+
+	// Back to the file's own coordinates.
+	function clearView() {
+		var i, g;
+		for (i = 0; i < shown.length; i++) {
+			g = shown[i];
+			g.el.setAttribute("d", "M" + g.sx + " 0h" + g.sw);
+			g.el.classList.remove("p");
+		}
+		shown = [];
+		frames.setAttribute("viewBox", staticBox);
+	}
+
 	function layout() {
 		var W = width(), fw = Math.max(W - 2 * D.xpad, 1);
-		var vx = view ? view.x : 0, vw = view ? view.w : D.total;
 		frames.setAttribute("width", fw);
-		frames.setAttribute("viewBox", vx + " 0 " + vw + " " +
-				    frames.getAttribute("height"));
 		searchBtn.setAttribute("x", W - D.xpad - 100);
 		icBtn.setAttribute("x", W - D.xpad - 16);
 		matched.setAttribute("x", W - D.xpad - 100);
-		drawLabels(vx, vw, fw / vw);
+		drawLabels(fw);
 		if (term !== null)
 			runSearch();
 	}
@@ -168,28 +264,34 @@
 	}
 
 	function zoom(f) {
-		var i, g;
 		if (f.kind === "root") {
 			unzoom();
 			return;
 		}
 		view = f;
-		for (i = 0; i < F.length; i++) {
-			g = F[i];
-			g.el.classList.toggle("p", g.depth < f.depth &&
-				g.x <= f.x && g.x + g.w >= f.x + f.w);
-		}
+		drawView();
 		unzoomBtn.classList.remove("hide");
-		setParam("x", f.x);
+		setParam("x", String(f.x));	// exact, also as a BigInt
 		setParam("y", f.depth);
 		layout();
 	}
 
-	function unzoom() {
+	// The frame at x (an exact count, or its decimal string) and depth y.
+	function frameAt(x, y) {
 		var i;
-		view = null;
+		x = count(String(x));
+		y = +y;
+		if (x === null)
+			return null;
 		for (i = 0; i < F.length; i++)
-			F[i].el.classList.remove("p");
+			if (F[i].x === x && F[i].depth === y)
+				return F[i];
+		return null;
+	}
+
+	function unzoom() {
+		view = null;
+		clearView();
 		unzoomBtn.classList.add("hide");
 		setParam("x", null);
 		setParam("y", null);
@@ -197,9 +299,10 @@
 	}
 
 	// Share of the view under matching frames. Matches nested in matches
-	// would count twice, so the intervals are merged first.
+	// would count twice, so the intervals are merged first. Sums of exact
+	// counts: the share is right however deep the view.
 	function runSearch() {
-		var re, i, f, spans = [], vx, vw, sum = 0, end = -1, a, b, p;
+		var re, i, f, spans = [], vx, vend, sum = zero, end, a, b, p;
 		try {
 			re = new RegExp(term, ignoreCase ? "i" : "");
 		} catch (e) {
@@ -207,28 +310,34 @@
 			matched.classList.remove("hide");
 			return;
 		}
-		vx = view ? view.x : 0;
-		vw = view ? view.w : D.total;
+		vx = view ? view.x : zero;
+		vend = view ? view.end : total;
 		for (i = 0; i < F.length; i++) {
 			f = F[i];
 			if (f.kind === "frame" && re.test(f.name)) {
 				f.el.classList.add("m");
-				a = Math.max(f.x, vx);
-				b = Math.min(f.x + f.w, vx + vw);
+				a = f.x > vx ? f.x : vx;
+				b = f.end < vend ? f.end : vend;
 				if (b > a)
 					spans.push([a, b]);
 			} else {
 				f.el.classList.remove("m");
 			}
 		}
-		spans.sort(function (s, t) { return s[0] - t[0] || t[1] - s[1]; });
+		// Compared, not subtracted: BigInts do not mix with numbers.
+		spans.sort(function (s, t) {
+			return s[0] < t[0] ? -1 : s[0] > t[0] ? 1 :
+				s[1] > t[1] ? -1 : s[1] < t[1] ? 1 : 0;
+		});
+		end = vx;
 		for (i = 0; i < spans.length; i++) {
-			a = Math.max(spans[i][0], end);
+			a = spans[i][0] > end ? spans[i][0] : end;
 			if (spans[i][1] > a)
 				sum += spans[i][1] - a;
-			end = Math.max(end, spans[i][1]);
+			if (spans[i][1] > end)
+				end = spans[i][1];
 		}
-		p = 100 * sum / vw;
+		p = 100 * Number(sum) / Number(vend - vx);
 		matched.textContent = "Matched: " + (p === 100 ? "100" : p.toFixed(1)) + "%";
 		matched.classList.remove("hide");
 		searchBtn.textContent = "Reset Search";
@@ -319,20 +428,15 @@
 	}
 
 	function restore() {
-		var p = getParams(), x, y, i;
+		var p = getParams(), f;
 		if (p.get("i") === "1") {
 			ignoreCase = true;
 			icBtn.classList.add("show");
 		}
 		if (p.has("x") && p.has("y")) {
-			x = +p.get("x");
-			y = +p.get("y");
-			for (i = 0; i < F.length; i++) {
-				if (F[i].x === x && F[i].depth === y) {
-					zoom(F[i]);
-					break;
-				}
-			}
+			f = frameAt(p.get("x"), p.get("y"));
+			if (f)
+				zoom(f);
 		}
 		if (p.get("s"))
 			search(p.get("s"));
@@ -389,12 +493,14 @@
 		layout();
 	}
 
-	// Exposed for scripted use and the browser test.
+	// Exposed for scripted use and the browser test. zoom(x, y): the
+	// frame at count x (a number, or a decimal string, exact past 2^53)
+	// and depth y.
 	window.flamestat = {
 		search: search, resetSearch: resetSearch, zoom: function (x, y) {
-			for (var i = 0; i < F.length; i++)
-				if (F[i].x === x && F[i].depth === y)
-					return zoom(F[i]);
+			var f = frameAt(x, y);
+			if (f)
+				zoom(f);
 		}, unzoom: unzoom
 	};
 
