@@ -245,6 +245,34 @@ server;main;idle 10 10'
 "$FS" diff -n --folded "$IN/before.folded" "$IN/after.folded" |
 	awk '{a += $(NF-1); b += $NF} END {exit !(a >= b - 2 && a <= b + 2)}' &&
 	pass diff-normalize || fail diff-normalize "before total not scaled to after's"
+# -n cuts each scaled count to an integer and -s strips hex addresses, as
+# difffolded.pl does (its output, sorted, for these files: with -n, 21/12
+# of 1 is 1 and of 2 is 3, not 2 and 4; -s merges stacks that differ only
+# in addresses, and -n then scales the merged counts).
+printf 'a;x 1\na;y 2\nk;0x7f00a1;main 3\nk;0x7f00B2;m0x1bz 4\nk;0X1F;0xg 2\n' >"$OUT/hex-before.folded"
+printf 'a;x 5\nk;0x55aa;main 10\nk;0xdead;m0x2z 6\n' >"$OUT/hex-after.folded"
+diff_folded_want() {
+	case $1 in
+	-n) printf 'a;x 1 5\na;y 3 0\nk;0X1F;0xg 3 0\nk;0x55aa;main 0 10\nk;0x7f00B2;m0x1bz 7 0\nk;0x7f00a1;main 5 0\nk;0xdead;m0x2z 0 6\n' ;;
+	-s) printf 'a;x 1 5\na;y 2 0\nk;0X1F;0xg 2 0\nk;0x...;m0x...z 4 6\nk;0x...;main 3 10\n' ;;
+	-ns) printf 'a;x 1 5\na;y 3 0\nk;0X1F;0xg 3 0\nk;0x...;m0x...z 7 6\nk;0x...;main 5 10\n' ;;
+	esac
+}
+for o in -n -s -ns; do
+	"$FS" diff $o --folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" >"$OUT/hex$o.folded" 2>&1
+	[ "$(cat "$OUT/hex$o.folded")" = "$(diff_folded_want $o)" ] && pass "diff-difffolded$o" ||
+		fail "diff-difffolded$o" "got: $(tr '\n' '|' <"$OUT/hex$o.folded")"
+done
+"$FS" diff --strip-hex --normalize --folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" |
+	cmp -s - "$OUT/hex-ns.folded" && pass diff-strip-hex-long || fail diff-strip-hex-long "--strip-hex --normalize differ from -ns"
+# The same with difffolded.pl itself, when there is one (DIFFFOLDED_PL=).
+if [ -n "${DIFFFOLDED_PL:-}" ] && [ -f "$DIFFFOLDED_PL" ]; then
+	for o in -n -s -ns; do
+		perl "$DIFFFOLDED_PL" $o "$OUT/hex-before.folded" "$OUT/hex-after.folded" | LC_ALL=C sort |
+			cmp -s - "$OUT/hex$o.folded" && pass "diff-difffolded-pl$o" ||
+			fail "diff-difffolded-pl$o" "differs from difffolded.pl $o"
+	done
+fi
 "$FS" diff --folded "$IN/before.folded" "$IN/after.folded" | "$FS" svg >"$OUT/diff-pipe.svg" 2>/dev/null &&
 	grep -q 'Differential Flame Graph' "$OUT/diff-pipe.svg" && pass diff-two-column-input ||
 	fail diff-two-column-input "two-column folded not drawn as a differential graph"
