@@ -37,6 +37,8 @@ static void usage(FILE *out)
 "\n"
 "%s"
 "\n"
+"Long options also take one dash, as flamegraph.pl's: -title T, -width 800.\n"
+"\n"
 "Examples:\n"
 "  flamestat diff before.folded after.folded > diff.svg\n"
 "  flamestat diff -n base.folded patched.folded -o diff.svg\n"
@@ -159,9 +161,9 @@ static void same_unit(const struct profile *a, const char *pa,
 		"sampling periods" : "samples");
 }
 
-static int load(struct profile *p, const char *path)
+static int load(struct profile *p, const char *path, const char *encoding)
 {
-	if (svg_read_path(p, path))
+	if (svg_read_path_enc(p, path, encoding))
 		return -1;
 	if (profile_is_diff(p)) {
 		fs_err("%s already has two count columns: give flamestat diff two ordinary profiles, or draw it with flamestat svg",
@@ -190,7 +192,7 @@ int do_diff(int argc, char **argv)
 	int c, r, ret = EXIT_OK;
 
 	svg_options_init(&o);
-	while ((c = getopt_long(argc, argv, "nso:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "nso:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			normalize = true;
@@ -232,7 +234,8 @@ int do_diff(int argc, char **argv)
 
 	before = profile_new();
 	after = profile_new();
-	if (load(before, argv[optind]) || load(after, argv[optind + 1])) {
+	if (load(before, argv[optind], o.encoding) ||
+	    load(after, argv[optind + 1], o.encoding)) {
 		ret = EXIT_FAIL;
 		goto out_free;
 	}
