@@ -79,6 +79,13 @@ fi
 	fail browser-render-meta "flamestat could not render the golden inputs"
 	exit 1
 }
+G="$TOP/tests/golden/inputs"
+"$FS" svg --nameattr "$G/basic.nameattr" "$G/basic.folded" >"$OUT/nameattr.svg" 2>/dev/null &&
+"$FS" svg --minwidth 0 --truncate-text-left "$OUT/graph.folded" >"$OUT/truncleft.svg" &&
+"$FS" svg --no-javascript "$G/basic.folded" >"$OUT/nojs.svg" || {
+	fail browser-render-options "flamestat could not render the option graphs"
+	exit 1
+}
 cat >"$OUT/cases.json" <<JSON
 {"graph": {"svg": "$OUT/graph.svg", "folded": "$OUT/graph.folded",
 	   "search": "ext4_read", "zoom": "nginx"},
@@ -89,12 +96,15 @@ cat >"$OUT/cases.json" <<JSON
 	{"name": "folded-periods", "svg": "$OUT/meta-periods.svg", "frame": "hot_leaf",
 	 "want": "Function: hot_leaf (30.00 ms, 75.00%)"},
 	{"name": "before-periods", "svg": "$OUT/meta.svg", "frame": "rest_of_compilation",
-	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}]}
+	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}],
+ "options": {"nameattr": "$OUT/nameattr.svg", "right": "$OUT/graph.svg",
+	     "left": "$OUT/truncleft.svg", "zoom": "nginx", "nojs": "$OUT/nojs.svg"}}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"
 rc=$?
-for png in browser-graph browser-search browser-zoom browser-diff browser-static; do
+for png in browser-graph browser-search browser-zoom browser-diff browser-static \
+	browser-truncate-left browser-no-javascript; do
 	[ -s "$OUT/$png.png" ] && pass "screenshot-$png ($OUT/$png.png)" ||
 		fail "screenshot-$png" "no $OUT/$png.png"
 done
