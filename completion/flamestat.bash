@@ -8,7 +8,9 @@ _flamestat_report_opts="--sort --no-children --limit --min --roots --count"
 _flamestat_svg_opts="--title --subtitle --width --height --minwidth --fonttype
 	--fontsize --fontwidth --countname --nametype --colors --bgcolors --hash
 	--random --cp --reverse --inverted --flamechart --negate --notes --factor
-	--total --search-color --no-fluid --no-kernel-color"
+	--total --search-color --no-fluid --no-kernel-color --nameattr --encoding
+	--colordiffusion --truncate-text-left --truncate-text-right --base
+	--uicolor --no-sort --no-javascript"
 
 _flamestat()
 {
@@ -37,14 +39,14 @@ _flamestat()
 	done
 
 	case $prev in
-	-o|--output|--raw|--kallsyms) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|--output|--raw|--kallsyms|--nameattr) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "folded svg report raw" -- "$cur")); return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
 	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
-	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color) return ;;
+	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor) return ;;
 	esac
 
 	local opts
@@ -56,7 +58,7 @@ _flamestat()
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
 	fold) opts="-o --output --header --count -h --help $_flamestat_stack_opts" ;;
 	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
-	diff) opts="-o --output -n --normalize -F --folded -h --help $_flamestat_svg_opts" ;;
+	diff) opts="-o --output -n --normalize -s --strip-hex -F --folded -h --help $_flamestat_svg_opts" ;;
 	status) opts="-h --help" ;;
 	esac
 	if [[ $cur == -* ]]; then

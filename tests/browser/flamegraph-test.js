@@ -14,7 +14,9 @@
 //              "big": [{"name":..., "svg":..., "folded":..., "zoom": NAME,
 //                       "chart", "inverted", "total": "N" (as the options),
 //                       "details"/"zoomDetails": [NAME, WANT],
-//                       "search": [REGEX, "PERCENT"]}]}
+//                       "search": [REGEX, "PERCENT"]}],
+//              "options": {"nameattr":..., "right":..., "left":..., "zoom":...,
+//                          "nojs":...}}
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -566,6 +568,100 @@ async function bigChecks(ctx, helper, c) {
 	await page.close();
 }
 
+// Options that change what the script does: --nameattr's attributes
+// (title in the details, links, class, id), --truncate-text-left against
+// the default after a zoom redraws the labels, --no-javascript.
+async function optionChecks(ctx, c) {
+	const open = async (svg) => {
+		const page = await ctx.newPage();
+		const errors = [];
+		page.on("pageerror", e => errors.push(e.message));
+		await page.setViewportSize({ width: 1200, height: 700 });
+		await page.goto("file://" + path.resolve(svg));
+		return { page, errors };
+	};
+	let { page, errors } = await open(c.nameattr);
+	await page.waitForFunction(() => window.flamestat !== undefined);
+	const a = await page.evaluate(() => {
+		const frames = n => [...document.querySelectorAll("#frames path")]
+			.filter(e => e.fsFrame && e.fsFrame.name === n);
+		const y = frames("yyparse")[0], st = frames("stat")[0];
+		const m = frames("main"), v = frames("vfs_write")[0];
+		return {
+			yLink: y.parentNode.tagName === "a" ? y.parentNode.getAttribute("href") : null,
+			yTarget: y.parentNode.getAttribute("target"),
+			stTarget: st.parentNode.getAttribute("target"),
+			stRel: st.parentNode.getAttribute("rel"),
+			mainClass: m.every(e => e.classList.contains("hot") && e.classList.contains("main") &&
+				e.getAttribute("data-x") === "1" && e.getAttribute("data-y") === "two"),
+			vwId: v.id,
+			links: document.querySelectorAll("#frames a").length };
+	});
+	check("browser-nameattr-href", a.yLink === "https://example.com/yyparse" && a.yTarget === "_top",
+	      JSON.stringify(a));
+	check("browser-nameattr-target-a_extra", a.stTarget === "_blank" && a.stRel === "noopener",
+	      JSON.stringify(a));
+	check("browser-nameattr-class-g_extra", a.mainClass, JSON.stringify(a));
+	check("browser-nameattr-id", a.vwId === "vw", JSON.stringify(a));
+	let box = await widestFrame(page, "yyparse");
+	await page.mouse.move(box.x, box.y);
+	let det = await page.locator("#details").textContent();
+	check("browser-nameattr-title", det === "Function: the parser (bison)",
+	      "details bar says '" + det + "'");
+	// Ctrl-click zooms; a plain click follows the link.
+	await page.keyboard.down("Control");
+	await page.mouse.click(box.x, box.y);
+	await page.keyboard.up("Control");
+	const zq = await page.evaluate(() => window.location.search);
+	const zp = new URLSearchParams(zq);
+	check("browser-nameattr-ctrl-click-zooms",
+	      zp.get("x") === String(box.fx) && zp.get("y") === String(box.depth),
+	      "URL '" + zq + "' after Ctrl-click (want x=" + box.fx + "&y=" + box.depth + ")");
+	await page.route("https://example.com/**", r =>
+		r.fulfill({ contentType: "text/html", body: "<p>linked</p>" }));
+	box = await widestFrame(page, "yyparse");
+	await Promise.all([page.waitForURL("https://example.com/yyparse", { timeout: 10000 })
+		.catch(() => null), page.mouse.click(box.x, box.y)]);
+	check("browser-nameattr-click-follows", page.url() === "https://example.com/yyparse",
+	      "URL " + page.url() + " after a click on a linked frame");
+	check("browser-nameattr-no-js-errors", errors.length === 0, errors.join("; "));
+	await page.close();
+
+	// Labels after a zoom: cut on the right ("start..", the default) or,
+	// with --truncate-text-left, on the left ("..end").
+	for (const [svg, left] of [[c.right, false], [c.left, true]]) {
+		({ page, errors } = await open(svg));
+		await page.waitForFunction(() => window.flamestat !== undefined);
+		box = await widestFrame(page, c.zoom);
+		await page.evaluate(b => window.flamestat.zoom(b.fx, b.depth), box);
+		const l = await page.evaluate(() => [...document.querySelectorAll("#labels text")]
+			.map(t => t.textContent));
+		const cutL = l.filter(t => t.startsWith("..")).length;
+		const cutR = l.filter(t => t.endsWith("..")).length;
+		const name = "browser-truncate-" + (left ? "left" : "right") + "-after-zoom";
+		check(name, left ? cutL > 0 && cutR === 0 : cutR > 0 && cutL === 0,
+		      cutL + " labels cut on the left, " + cutR + " on the right of " + l.length);
+		check(name + "-no-js-errors", errors.length === 0, errors.join("; "));
+		if (left)
+			await page.screenshot({ path: path.join(outdir, "browser-truncate-left.png") });
+		await page.close();
+	}
+
+	// --no-javascript: frames and labels, no script, no buttons.
+	({ page, errors } = await open(c.nojs));
+	const n = await page.evaluate(() => ({
+		script: window.flamestat !== undefined || document.querySelectorAll("script").length,
+		frames: document.querySelectorAll("#frames path").length,
+		labels: document.querySelectorAll("#labels text").length,
+		search: !!document.getElementById("search") }));
+	check("browser-no-javascript", !n.script && n.frames > 10 && n.labels > 3 && !n.search,
+	      JSON.stringify(n));
+	check("browser-no-javascript-no-errors", errors.length === 0, errors.join("; "));
+	await page.screenshot({ path: path.join(outdir, "browser-no-javascript.png") });
+	await page.close();
+}
+
+
 (async () => {
 	let ctx;
 	try {
@@ -599,6 +695,8 @@ async function bigChecks(ctx, helper, c) {
 				await bigChecks(ctx, helper, c);
 			await helper.close();
 		}
+		if (cases.options)
+			await optionChecks(ctx, cases.options);
 	} catch (e) {
 		fail("browser-run", e.stack || e.message);
 	}

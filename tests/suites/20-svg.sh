@@ -131,6 +131,14 @@ golden big svg --minwidth 0 "$OUT/big.folded"
 for pal in mem io wakeup chain js perl red green blue aqua yellow purple orange; do
 	golden "palette-$pal" svg --colors $pal $I/java.folded
 done
+# flamegraph.pl's and inferno's other options.
+golden basic-nameattr svg --nameattr $I/basic.nameattr $I/basic.folded
+golden latin1 svg --encoding ISO-8859-1 $I/latin1.folded
+golden basic-diffusion svg --colordiffusion $I/basic.folded
+golden basic-base svg --base do_syscall_64 --base vfs_statx_[k] $I/basic.folded
+golden basic-static svg --no-javascript --truncate-text-left --uicolor '#3050a0' \
+	--width 600 $I/basic.folded
+golden palette-unknown svg --colors rust $I/java.folded
 
 # --- notes on the recording ---------------------------------------------
 # A sampler that throttled itself: a visible line under the title (not a
@@ -231,13 +239,20 @@ expect_status() {
 	shift 3
 	"$FS" "$@" >"$OUT/$name.out" 2>"$OUT/$name.stderr"
 	rc=$?
-	if [ $rc = "$want" ] && grep -q -- "$msg" "$OUT/$name.stderr"; then
+	# msg "": nothing on standard error.
+	if [ $rc = "$want" ] && { [ -z "$msg" ] && [ ! -s "$OUT/$name.stderr" ] ||
+		{ [ -n "$msg" ] && grep -q -- "$msg" "$OUT/$name.stderr"; }; }; then
 		pass "$name"
 	else
 		fail "$name" "exit $rc (want $want), stderr: $(head -c 200 "$OUT/$name.stderr")"
 	fi
 }
-expect_status usage-colors 2 "expected hot, mem" svg --colors nope "$IN/basic.folded"
+# An unknown palette: flamegraph.pl draws every frame rgb(0,0,0); so does
+# flamestat, with a warning naming the palettes.
+expect_status colors-unknown 0 "'nope': no such palette, frames drawn black as flamegraph.pl does; palettes: hot, mem" \
+	svg --colors nope "$IN/basic.folded"
+grep -q '^\.c[0-9]*{stroke:#000000}$' "$OUT/colors-unknown.out" && ! grep -q '^\.c[0-9]*{stroke:#[^0]' "$OUT/colors-unknown.out" &&
+	pass colors-unknown-black || fail colors-unknown-black "$(grep '^\.c' "$OUT/colors-unknown.out" | head -3 | tr '\n' ' ')"
 expect_status usage-minwidth 2 "minwidth 'abc'" svg --minwidth abc "$IN/basic.folded"
 expect_status usage-width 2 "width '5'" svg --width 5 "$IN/basic.folded"
 expect_status usage-bgcolors 2 "bgcolors 'pink'" svg --bgcolors pink "$IN/basic.folded"
@@ -247,6 +262,114 @@ expect_status usage-diff-args 2 "expected two folded files" diff "$IN/before.fol
 expect_status usage-diff-chart 2 "flamechart" diff --flamechart "$IN/before.folded" "$IN/after.folded"
 expect_status missing-file 1 "cannot open $OUT/nonexistent" svg "$OUT/nonexistent"
 expect_status diff-of-diff 1 "already has two count columns" diff "$OUT/twocol.folded" "$IN/after.folded"
+# Numbers as flamegraph.pl takes them (Getopt::Long =i: decimal, a '+';
+# =f: any float; --total any number, 0 the sum), within what still draws.
+expect_status range-width-50 0 "" svg --width 50 --no-fluid "$IN/basic.folded"
+xmllint --noout "$OUT/range-width-50.out" 2>/dev/null && grep -q 'id="search" x="-60"' "$OUT/range-width-50.out" &&
+	pass range-width-50-drawn || fail range-width-50-drawn "$(grep -m1 'id="search"' "$OUT/range-width-50.out")"
+expect_status range-width-plus 0 "" svg --width +800 "$IN/basic.folded"
+expect_status range-width-20 2 "width '20': expected pixels, 21 to" svg --width 20 "$IN/basic.folded"
+expect_status range-width-hex 2 "width '0x400'" svg --width 0x400 "$IN/basic.folded"
+expect_status range-fontsize 0 "" svg --fontsize 0.5 "$IN/basic.folded"
+expect_status range-fontsize-0 2 "fontsize '0'" svg --fontsize 0 "$IN/basic.folded"
+expect_status range-total-0 0 "" svg --total 0 "$IN/basic.folded"
+cmp -s "$OUT/range-total-0.out" "$OUT/basic.svg" && pass range-total-0-is-sum ||
+	fail range-total-0-is-sum "--total 0 is not the samples' sum"
+expect_status range-total-frac 0 "" svg --total 460.4 "$IN/basic.folded"
+grep -q '<g class="root"><path d="M0 0h460"/>' "$OUT/range-total-frac.out" && grep -q '"total":460,' "$OUT/range-total-frac.out" &&
+	pass range-total-frac-rounded || fail range-total-frac-rounded "$(grep -m1 '^"total"' "$OUT/range-total-frac.out")"
+expect_status range-total-neg 2 "total '-1'" svg --total -1 "$IN/basic.folded"
+
+# --encoding: names in another encoding, the SVG in UTF-8.
+[ "$(grep -o '"names":\[[^]]*\]' "$OUT/latin1.svg")" = "$(printf '"names":["app","caf\xc3\xa9","\xc3\xbcber","stra\xc3\x9fe","na\xc3\xafve"]')" ] &&
+	pass encoding-latin1 || fail encoding-latin1 "$(grep -o '"names":\[[^]]*\]' "$OUT/latin1.svg")"
+iconv -f ISO-8859-1 -t UTF-16 "$IN/latin1.folded" >"$OUT/utf16.folded"
+"$FS" svg --encoding UTF-16 "$OUT/utf16.folded" 2>&1 >"$OUT/utf16.svg" | grep . &&
+	fail encoding-utf16 "warnings" || { cmp -s "$OUT/utf16.svg" "$OUT/latin1.svg" && pass encoding-utf16 ||
+	fail encoding-utf16 "UTF-16 input drawn unlike the same Latin-1 input"; }
+expect_status encoding-unknown 2 "encoding 'NO-SUCH-CODE': unknown encoding" svg --encoding NO-SUCH-CODE "$IN/basic.folded"
+printf 'app;caf\xc3\xa9 3\n' >"$OUT/utf8.folded"
+expect_status encoding-invalid 0 "2 bytes not ASCII text, replaced by U+FFFD" svg --encoding ASCII "$OUT/utf8.folded"
+grep -qF "$(printf '"caf\xef\xbf\xbd\xef\xbf\xbd"')" "$OUT/encoding-invalid.out" && pass encoding-invalid-fffd ||
+	fail encoding-invalid-fffd "$(grep -o '"names":\[[^]]*\]' "$OUT/encoding-invalid.out")"
+"$FS" diff --encoding latin1 "$IN/latin1.folded" "$IN/latin1.folded" --folded | grep -q "$(printf '^app;caf\xc3\xa9 3 3$')" &&
+	pass encoding-diff || fail encoding-diff "diff does not convert its inputs"
+
+# --nameattr: flamegraph.pl's file; the attributes as JSON for the script
+# (the browser test checks that they are applied).
+grep -qF '"attrs":{"' "$OUT/basic-nameattr.svg" &&
+	grep -qF '{"title":"the parser (bison)","href":"https://example.com/yyparse","target":"_top","g":[],"a":[]}' "$OUT/basic-nameattr.svg" &&
+	grep -qF '{"g":[["class","hot main"],["data-x","1"],["data-y","two"]],"a":[]}' "$OUT/basic-nameattr.svg" &&
+	grep -qF '{"href":"man:stat(2)","target":"_blank","g":[],"a":[["rel","noopener"]]}' "$OUT/basic-nameattr.svg" &&
+	grep -qF '{"g":[["id","vw"]],"a":[]}' "$OUT/basic-nameattr.svg" &&
+	pass nameattr-data || fail nameattr-data "$(grep -o '"attrs":.*' "$OUT/basic-nameattr.svg" | head -c 400)"
+grep -q "basic.nameattr:4: unknown attribute 'bogus'" "$OUT/basic-nameattr.err" && pass nameattr-unknown-warned ||
+	fail nameattr-unknown-warned "$(head -c 300 "$OUT/basic-nameattr.err")"
+printf 'main\ttitle=x\nno tab here\n' >"$OUT/bad.nameattr"
+expect_status nameattr-no-tab 2 "nameattr '$OUT/bad.nameattr': line 2 has no tab" svg --nameattr "$OUT/bad.nameattr" "$IN/basic.folded"
+expect_status nameattr-missing 2 "nameattr '$OUT/none.nameattr': No such file" svg --nameattr "$OUT/none.nameattr" "$IN/basic.folded"
+
+# --cp: palette.map in the working directory, flamegraph.pl's format: a
+# listed name keeps its colour; the others are added, sorted by name.
+mkdir -p "$OUT/cp" && rm -f "$OUT/cp/palette.map"
+printf 'yyparse->rgb(1,2,3)\nzzz_unused->rgb(4,5,6)\n' >"$OUT/cp/palette.map"
+(cd "$OUT/cp" && "$FS" svg --cp "$IN/basic.folded" >cp1.svg 2>cp1.err)
+grep -q '{stroke:#010203}' "$OUT/cp/cp1.svg" && pass cp-listed-colour ||
+	fail cp-listed-colour "yyparse not rgb(1,2,3): $(grep -c stroke "$OUT/cp/cp1.svg")"
+LC_ALL=C sort -c "$OUT/cp/palette.map" 2>/dev/null && grep -qx 'zzz_unused->rgb(4,5,6)' "$OUT/cp/palette.map" &&
+	grep -qx 'yyparse->rgb(1,2,3)' "$OUT/cp/palette.map" && grep -qx 'main->rgb([0-9]*,[0-9]*,[0-9]*)' "$OUT/cp/palette.map" &&
+	grep -qx 'vfs_write_\[k\]->rgb([0-9]*,[0-9]*,[0-9]*)' "$OUT/cp/palette.map" && grep -qx -- '->rgb([0-9,]*)' "$OUT/cp/palette.map" &&
+	[ "$(wc -l <"$OUT/cp/palette.map")" = 42 ] && pass cp-written ||
+	fail cp-written "$(head -c 300 "$OUT/cp/palette.map" | tr '\n' '|')"
+# Runs with every name listed (even --random) keep the file and the colours.
+cp "$OUT/cp/palette.map" "$OUT/cp/palette.map.1"
+(cd "$OUT/cp" && "$FS" svg --cp --random "$IN/basic.folded" >cp2.svg 2>/dev/null &&
+	"$FS" svg --cp --random "$IN/basic.folded" >cp3.svg 2>/dev/null)
+colours() { grep -o '{stroke:#[0-9a-f]*}' "$1" | sort -u; }
+cmp -s "$OUT/cp/palette.map" "$OUT/cp/palette.map.1" && cmp -s "$OUT/cp/cp2.svg" "$OUT/cp/cp3.svg" &&
+	[ "$(colours "$OUT/cp/cp1.svg")" = "$(colours "$OUT/cp/cp2.svg")" ] &&
+	pass cp-stable || fail cp-stable "a second run (--random, all names listed) changed the palette or the colours"
+if [ -n "${FLAMEGRAPH_PL:-}" ] && [ -f "$FLAMEGRAPH_PL" ]; then
+	# flamegraph.pl reads our palette.map: it draws the same colours.
+	(cd "$OUT/cp" && perl "$FLAMEGRAPH_PL" --cp "$IN/basic.folded" >pl.svg 2>/dev/null)
+	want=$(sed 's/.*->//' "$OUT/cp/palette.map.1" | LC_ALL=C sort -u)
+	got=$(grep -o 'fill="rgb([0-9,]*)"' "$OUT/cp/pl.svg" | sed 's/fill="\(.*\)"/\1/' | LC_ALL=C sort -u)
+	[ -z "$(comm -13 <(echo "$want") <(echo "$got"))" ] &&
+		cmp -s "$OUT/cp/palette.map" "$OUT/cp/palette.map.1" && pass cp-flamegraph-pl ||
+		fail cp-flamegraph-pl "flamegraph.pl drew colours not in our palette.map: $(comm -13 <(echo "$want") <(echo "$got") | head -3 | tr '\n' ' ')"
+fi
+
+# --random: shades of the palette, new at every run.
+"$FS" svg --random --minwidth 0 "$OUT/narrow.folded" >"$OUT/random1.svg" 2>/dev/null
+"$FS" svg --random --minwidth 0 "$OUT/narrow.folded" >"$OUT/random2.svg" 2>/dev/null
+! cmp -s "$OUT/random1.svg" "$OUT/random2.svg" && xmllint --noout "$OUT/random1.svg" 2>/dev/null &&
+	[ "$(grep -c '^\.c' "$OUT/random1.svg")" -gt 100 ] && pass random-differs ||
+	fail random-differs "two --random runs alike, or few colours: $(grep -c '^\.c' "$OUT/random1.svg")"
+awk -F'[#}]' '/^\.c[0-9]*\{stroke:#/ && $2 !~ /^(c8c8c8|a0a0a0)$/ { if (substr($2, 1, 2) < "cd") bad = 1 }
+	END { exit bad }' "$OUT/random1.svg" && pass random-hot || fail random-hot "a --random colour not of the hot palette"
+"$FS" svg --random --hash "$IN/basic.folded" 2>/dev/null | cmp -s - <("$FS" svg --hash "$IN/basic.folded") &&
+	pass random-hash-wins || fail random-hash-wins "--hash --random differs from --hash"
+
+# inferno's options.
+grep -q '^<g class="root"><path d="M0 0h55"/>' "$OUT/basic-base.svg" && ! grep -q '"yyparse"\|"main"' "$OUT/basic-base.svg" &&
+	grep -q '"do_syscall_64","vfs_statx","filename_lookup"\|"do_syscall_64",' "$OUT/basic-base.svg" &&
+	pass base-cut || fail base-cut "$(grep -o '"names":\[[^]]*\]' "$OUT/basic-base.svg")"
+expect_status base-chart 2 "base cuts and merges stacks: not with --flamechart" svg --base main --flamechart "$IN/basic.folded"
+! grep -q '<script\|id="search"\|id="details"' "$OUT/basic-static.svg" && grep -q '<text x="[0-9.]*" y="[0-9.]*">\.\.[a-z_]' "$OUT/basic-static.svg" &&
+	grep -qF '#title,#details,#unzoom,#search,#ignorecase,#matched{fill:#3050a0}' "$OUT/basic-static.svg" &&
+	pass static-left-uicolor || fail static-left-uicolor "script, buttons, no label cut on the left, or no uicolor rule"
+expect_status uicolor-bad 2 "uicolor 'red': expected #rrggbb" svg --uicolor red "$IN/basic.folded"
+"$FS" svg --no-sort "$IN/basic.folded" | cmp -s - "$OUT/basic.svg" && pass no-sort-same || fail no-sort-same "--no-sort changed the graph"
+grep -q '^\.root{stroke:#ff6464}$' "$OUT/basic-diffusion.svg" && grep -q '^\.d[0-9]*{stroke:#ff' "$OUT/basic-diffusion.svg" &&
+	pass diffusion-red || fail diffusion-red "$(grep '^\.[rd]' "$OUT/basic-diffusion.svg" | head -3 | tr '\n' ' ')"
+
+# Long options with one dash, as flamegraph.pl (Getopt::Long) takes them;
+# the commands' own one-letter options are still theirs.
+"$FS" svg -title "One dash" -width 800 -colors java -o "$OUT/dash.svg" "$IN/basic.folded" &&
+	"$FS" svg --title "One dash" --width 800 --colors java "$IN/basic.folded" | cmp -s - "$OUT/dash.svg" &&
+	pass single-dash-svg || fail single-dash-svg "-title -width -colors -o differ from their -- forms"
+expect_status single-dash-ambiguous 2 "'-he' is ambiguous" svg -he "$IN/basic.folded"
+
 printf '# only a comment\nnot a stack\n' >"$OUT/empty.folded"
 expect_status no-stacks 1 "no stack counts" svg "$OUT/empty.folded"
 grep -q "ERROR: no stack counts" "$OUT/no-stacks.out" && pass no-stacks-svg ||
@@ -272,6 +395,38 @@ server;main;idle 10 10'
 "$FS" diff -n --folded "$IN/before.folded" "$IN/after.folded" |
 	awk '{a += $(NF-1); b += $NF} END {exit !(a >= b - 2 && a <= b + 2)}' &&
 	pass diff-normalize || fail diff-normalize "before total not scaled to after's"
+# -n cuts each scaled count to an integer and -s strips hex addresses, as
+# difffolded.pl does (its output, sorted, for these files: with -n, 21/12
+# of 1 is 1 and of 2 is 3, not 2 and 4; -s merges stacks that differ only
+# in addresses, and -n then scales the merged counts).
+printf 'a;x 1\na;y 2\nk;0x7f00a1;main 3\nk;0x7f00B2;m0x1bz 4\nk;0X1F;0xg 2\n' >"$OUT/hex-before.folded"
+printf 'a;x 5\nk;0x55aa;main 10\nk;0xdead;m0x2z 6\n' >"$OUT/hex-after.folded"
+diff_folded_want() {
+	case $1 in
+	-n) printf 'a;x 1 5\na;y 3 0\nk;0X1F;0xg 3 0\nk;0x55aa;main 0 10\nk;0x7f00B2;m0x1bz 7 0\nk;0x7f00a1;main 5 0\nk;0xdead;m0x2z 0 6\n' ;;
+	-s) printf 'a;x 1 5\na;y 2 0\nk;0X1F;0xg 2 0\nk;0x...;m0x...z 4 6\nk;0x...;main 3 10\n' ;;
+	-ns) printf 'a;x 1 5\na;y 3 0\nk;0X1F;0xg 3 0\nk;0x...;m0x...z 7 6\nk;0x...;main 5 10\n' ;;
+	esac
+}
+for o in -n -s -ns; do
+	"$FS" diff $o --folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" >"$OUT/hex$o.folded" 2>&1
+	[ "$(cat "$OUT/hex$o.folded")" = "$(diff_folded_want $o)" ] && pass "diff-difffolded$o" ||
+		fail "diff-difffolded$o" "got: $(tr '\n' '|' <"$OUT/hex$o.folded")"
+done
+"$FS" diff --strip-hex --normalize --folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" |
+	cmp -s - "$OUT/hex-ns.folded" && pass diff-strip-hex-long || fail diff-strip-hex-long "--strip-hex --normalize differ from -ns"
+# One-dash long options (see single-dash-svg) and diff's -n, -s.
+"$FS" diff -n -s -negate -folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" | cmp -s - "$OUT/hex-ns.folded" &&
+	"$FS" diff -ns -folded "$OUT/hex-before.folded" "$OUT/hex-after.folded" | cmp -s - "$OUT/hex-ns.folded" &&
+	pass single-dash-diff || fail single-dash-diff "-n -s, -ns with one-dash long options"
+# The same with difffolded.pl itself, when there is one (DIFFFOLDED_PL=).
+if [ -n "${DIFFFOLDED_PL:-}" ] && [ -f "$DIFFFOLDED_PL" ]; then
+	for o in -n -s -ns; do
+		perl "$DIFFFOLDED_PL" $o "$OUT/hex-before.folded" "$OUT/hex-after.folded" | LC_ALL=C sort |
+			cmp -s - "$OUT/hex$o.folded" && pass "diff-difffolded-pl$o" ||
+			fail "diff-difffolded-pl$o" "differs from difffolded.pl $o"
+	done
+fi
 "$FS" diff --folded "$IN/before.folded" "$IN/after.folded" | "$FS" svg >"$OUT/diff-pipe.svg" 2>/dev/null &&
 	grep -q 'Differential Flame Graph' "$OUT/diff-pipe.svg" && pass diff-two-column-input ||
 	fail diff-two-column-input "two-column folded not drawn as a differential graph"

@@ -126,6 +126,13 @@ big split2e64 'main;a 9223372036854775807\nmain;b;tiny 2\nmain;b;rest 9223372036
 	'"zoom": "tiny", "details": ["main", "Function: main (18,446,744,073,709,551,615 samples, 100.00%)"], "zoomDetails": ["tiny", "Function: tiny (2 samples, 0.00%)"]'
 big_json=$(IFS=,; echo "${big_cases[*]}")
 
+G="$TOP/tests/golden/inputs"
+"$FS" svg --nameattr "$G/basic.nameattr" "$G/basic.folded" >"$OUT/nameattr.svg" 2>/dev/null &&
+"$FS" svg --minwidth 0 --truncate-text-left "$OUT/graph.folded" >"$OUT/truncleft.svg" &&
+"$FS" svg --no-javascript "$G/basic.folded" >"$OUT/nojs.svg" || {
+	fail browser-render-options "flamestat could not render the option graphs"
+	exit 1
+}
 cat >"$OUT/cases.json" <<JSON
 {"graph": {"svg": "$OUT/graph.svg", "folded": "$OUT/graph.folded",
 	   "search": "ext4_read", "zoom": "nginx"},
@@ -137,12 +144,15 @@ cat >"$OUT/cases.json" <<JSON
 	 "want": "Function: hot_leaf (30.00 ms, 75.00%)"},
 	{"name": "before-periods", "svg": "$OUT/meta.svg", "frame": "rest_of_compilation",
 	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}],
- "big": [$big_json]}
+ "big": [$big_json],
+ "options": {"nameattr": "$OUT/nameattr.svg", "right": "$OUT/graph.svg",
+	     "left": "$OUT/truncleft.svg", "zoom": "nginx", "nojs": "$OUT/nojs.svg"}}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"
 rc=$?
-for png in browser-graph browser-search browser-zoom browser-diff browser-static; do
+for png in browser-graph browser-search browser-zoom browser-diff browser-static \
+	browser-truncate-left browser-no-javascript; do
 	[ -s "$OUT/$png.png" ] && pass "screenshot-$png ($OUT/$png.png)" ||
 		fail "screenshot-$png" "no $OUT/$png.png"
 done

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* flamestat diff: a differential flame graph of two folded profiles. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +25,19 @@ static void usage(FILE *out)
 "Options:\n"
 "  -n, --normalize        scale BEFORE to AFTER's total first, to compare\n"
 "                         shares rather than raw counts (runs of different\n"
-"                         length or frequency)\n"
+"                         length or frequency); each stack's count is cut\n"
+"                         to an integer, as difffolded.pl -n does\n"
+"  -s, --strip-hex        replace hex addresses in names (0x7f3a...) with\n"
+"                         0x..., so that stacks through unsymbolized code\n"
+"                         match across runs (difffolded.pl -s)\n"
 "      --folded           write the merged two-column folded text (BEFORE\n"
 "                         AFTER counts, like difffolded.pl) instead of SVG\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
 "  -h, --help             this text\n"
 "\n"
 "%s"
+"\n"
+"Long options also take one dash, as flamegraph.pl's: -title T, -width 800.\n"
 "\n"
 "Examples:\n"
 "  flamestat diff before.folded after.folded > diff.svg\n"
@@ -43,19 +50,60 @@ static void usage(FILE *out)
 		svg_options_help);
 }
 
-/* Add every stack of src to dst in one of the two count columns. */
+/*
+ * difffolded.pl -s: s/0x[0-9a-fA-F]+/0x.../g on the stack. No frame
+ * separator is a hex digit, so name by name is the same.
+ */
+static void strip_hex(struct strbuf *sb, const char *s, size_t len)
+{
+	size_t i = 0, j;
+
+	sb_reset(sb);
+	while (i < len) {
+		if (i + 2 < len && s[i] == '0' && s[i + 1] == 'x' &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			for (j = i + 2; j < len && isxdigit((unsigned char)s[j]);)
+				j++;
+			sb_adds(sb, "0x...");
+			i = j;
+		} else {
+			sb_add(sb, s + i, 1);
+			i++;
+		}
+	}
+}
+
+/*
+ * Add every stack of src to dst into the before column, the after column
+ * or (BOTH) the two it has. With den, before counts become
+ * count * num / den, computed as difffolded.pl -n does: int($count *
+ * $total2 / $total1), in floating point and cut, not rounded.
+ */
+enum side { BEFORE, AFTER, BOTH };
 static void add_side(struct profile *dst, const struct profile *src,
-		     bool after)
+		     enum side side, bool striphex, uint64_t num,
+		     uint64_t den)
 {
 	size_t i, j, n = profile_nnames(src);
 	uint32_t *map = xreallocarray(NULL, n ? n : 1, sizeof(*map));
 	uint32_t *ids = NULL;
 	size_t cap = 0;
 	struct profile_stack s;
+	struct strbuf sb = { 0 };
+	uint64_t before, after;
 
-	for (i = 0; i < n; i++)
-		map[i] = profile_intern(dst, profile_name(src, (uint32_t)i),
-					profile_name_len(src, (uint32_t)i));
+	for (i = 0; i < n; i++) {
+		const char *name = profile_name(src, (uint32_t)i);
+		size_t len = profile_name_len(src, (uint32_t)i);
+
+		if (striphex) {
+			strip_hex(&sb, name, len);
+			name = sb.buf ? sb.buf : "";
+			len = sb.len;
+		}
+		map[i] = profile_intern(dst, name, len);
+	}
+	sb_free(&sb);
 	for (i = 0; i < profile_nstacks(src); i++) {
 		profile_stack(src, i, &s);
 		if (s.nframes > cap) {
@@ -64,12 +112,34 @@ static void add_side(struct profile *dst, const struct profile *src,
 		}
 		for (j = 0; j < s.nframes; j++)
 			ids[j] = map[s.frames[j]];
+		before = side == AFTER ? 0 : s.count;
+		after = side == BEFORE ? 0 : side == AFTER ? s.count : s.count2;
+		if (den)
+			before = (uint64_t)((double)before * (double)num /
+					    (double)den);
 		/* Both inputs passed the same limit; the sum cannot fail. */
-		profile_add_ids(dst, ids, s.nframes, after ? 0 : s.count,
-				after ? s.count : 0, true);
+		profile_add_ids(dst, ids, s.nframes, before, after, true);
 	}
 	free(ids);
 	free(map);
+}
+
+/*
+ * -n: the merged profile again, BEFORE's counts scaled to AFTER's total,
+ * stack by stack once merged (so after -s, of the merged stacks), as
+ * difffolded.pl does.
+ */
+static struct profile *normalized(struct profile *d)
+{
+	uint64_t t1 = profile_total(d), t2 = profile_total2(d);
+	struct profile *n;
+
+	if (!t1 || t1 == t2)
+		return d;
+	n = profile_new();
+	add_side(n, d, BOTH, false, t2, t1);
+	profile_free(d);
+	return n;
 }
 
 /*
@@ -91,9 +161,9 @@ static void same_unit(const struct profile *a, const char *pa,
 		"sampling periods" : "samples");
 }
 
-static int load(struct profile *p, const char *path)
+static int load(struct profile *p, const char *path, const char *encoding)
 {
-	if (svg_read_path(p, path))
+	if (svg_read_path_enc(p, path, encoding))
 		return -1;
 	if (profile_is_diff(p)) {
 		fs_err("%s already has two count columns: give flamestat diff two ordinary profiles, or draw it with flamestat svg",
@@ -107,6 +177,7 @@ int do_diff(int argc, char **argv)
 {
 	static const struct option own[] = {
 		{ "normalize", no_argument, NULL, 'n' },
+		{ "strip-hex", no_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -114,17 +185,20 @@ int do_diff(int argc, char **argv)
 	};
 	struct option *longopts = svg_getopt_merge(own);
 	struct profile *before, *after, *d = NULL;
-	bool normalize = false, folded = false;
+	bool normalize = false, folded = false, striphex = false;
 	const char *output = NULL;
 	struct svg_options o;
 	struct svg_output out;
 	int c, r, ret = EXIT_OK;
 
 	svg_options_init(&o);
-	while ((c = getopt_long(argc, argv, "no:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "nso:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			normalize = true;
+			break;
+		case 's':
+			striphex = true;
 			break;
 		case 'F':
 			folded = true;
@@ -160,16 +234,17 @@ int do_diff(int argc, char **argv)
 
 	before = profile_new();
 	after = profile_new();
-	if (load(before, argv[optind]) || load(after, argv[optind + 1])) {
+	if (load(before, argv[optind], o.encoding) ||
+	    load(after, argv[optind + 1], o.encoding)) {
 		ret = EXIT_FAIL;
 		goto out_free;
 	}
 	same_unit(before, argv[optind], after, argv[optind + 1]);
 	d = profile_new();
-	add_side(d, before, false);
-	add_side(d, after, true);
+	add_side(d, before, BEFORE, striphex, 0, 0);
+	add_side(d, after, AFTER, striphex, 0, 0);
 	if (normalize)
-		profile_scale_before(d, profile_total2(d));
+		d = normalized(d);
 	if (svg_output_open(&out, output)) {
 		ret = EXIT_FAIL;
 		goto out_free;

@@ -32,6 +32,8 @@ static void usage(FILE *out)
 "\n"
 "%s"
 "\n"
+"Long options also take one dash, as flamegraph.pl's: -title T, -width 800.\n"
+"\n"
 "Examples:\n"
 "  flamestat svg app.folded > app.svg\n"
 "  perf script | stackcollapse-perf.pl | flamestat svg --title 'make -j8' > make.svg\n"
@@ -59,7 +61,7 @@ int do_svg(int argc, char **argv)
 	int c, i, ret = EXIT_OK, r;
 
 	svg_options_init(&o);
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -85,10 +87,10 @@ int do_svg(int argc, char **argv)
 	p = profile_new();
 	if (o.flamechart)
 		profile_keep_order(p);
-	if (optind == argc && svg_read_path(p, "-"))
+	if (optind == argc && svg_read_path_enc(p, "-", o.encoding))
 		ret = EXIT_FAIL;
 	for (i = optind; i < argc && ret == EXIT_OK; i++)
-		if (svg_read_path(p, argv[i]))
+		if (svg_read_path_enc(p, argv[i], o.encoding))
 			ret = EXIT_FAIL;
 	if (ret == EXIT_OK) {
 		if (svg_output_open(&out, output)) {

@@ -23,6 +23,9 @@ struct svg_output {
 	char *tmp;
 };
 int svg_read_path(struct profile *p, const char *path);
+/* The same, the file in encoding (iconv's name; NULL: as it is). */
+int svg_read_path_enc(struct profile *p, const char *path,
+		      const char *encoding);
 /* A getopt_long table: own's entries, then svg_getopt_options. Free it. */
 struct option *svg_getopt_merge(const struct option *own);
 int svg_output_open(struct svg_output *out, const char *path);

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 #include "profile/profile.h"
@@ -54,6 +57,7 @@ struct writer {
 	const struct profile *p;
 	const struct svg_options *o;
 	struct fg_layout l;
+	struct svg_nameattr *nameattr;	/* --nameattr's, or NULL */
 	uint32_t *order;	/* node indices by depth, then x */
 	uint32_t *row_start;	/* max_depth + 2 entries */
 	uint32_t *key;		/* per node: colour group, see node_key() */
@@ -61,6 +65,13 @@ struct writer {
 	uint32_t *cls_id;	/* name index -> frame id */
 	size_t ncls;
 	bool diff;
+	bool diffusion;		/* --colordiffusion: keys are shades */
+	struct svg_palmap *palmap;	/* --cp */
+	struct strbuf mapkey;	/* a waker's palette.map name */
+	struct rgb *rgb;	/* key SVG_NCLASSES + i: colour rgb[i] */
+	uint32_t *rgb_slot;	/* rgb index + 1 by colour; 0 free */
+	size_t nrgb, rgb_alloc, rgb_mask;
+	uint64_t rng;		/* --random */
 	double scale;		/* px per sample at the static width */
 	bool scaled;		/* total > COORD_MAX: units are not counts */
 	double top;		/* y of the frames area */
@@ -163,30 +174,138 @@ static void add_text(struct strbuf *sb, const char *s)
 #define KEY_MORE (UINT32_MAX - 1)
 #define KEY_DIFF0 64		/* diff: key = level + KEY_DIFF0 */
 
+/* The key of a colour that is no class (palette.map's): one per colour. */
+static uint32_t rgb_key(struct writer *w, struct rgb c)
+{
+	uint32_t v = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+	size_t j, i;
+
+	if ((w->nrgb + 1) * 2 > w->rgb_mask) {
+		free(w->rgb_slot);
+		w->rgb_mask = w->rgb_mask ? 2 * w->rgb_mask + 1 : 255;
+		w->rgb_slot = xcalloc(w->rgb_mask + 1, sizeof(*w->rgb_slot));
+		for (i = 0; i < w->nrgb; i++) {
+			struct rgb o = w->rgb[i];
+			uint32_t ov = (uint32_t)o.r << 16 | (uint32_t)o.g << 8 | o.b;
+
+			for (j = (size_t)(ov * 2654435761u) & w->rgb_mask;
+			     w->rgb_slot[j];
+			     j = (j + 1) & w->rgb_mask)
+				;
+			w->rgb_slot[j] = (uint32_t)i + 1;
+		}
+	}
+	for (j = (size_t)(v * 2654435761u) & w->rgb_mask; w->rgb_slot[j];
+	     j = (j + 1) & w->rgb_mask) {
+		struct rgb o = w->rgb[w->rgb_slot[j] - 1];
+
+		if (o.r == c.r && o.g == c.g && o.b == c.b)
+			return SVG_NCLASSES + w->rgb_slot[j] - 1;
+	}
+	if (w->nrgb == w->rgb_alloc) {
+		w->rgb_alloc = w->rgb_alloc ? 2 * w->rgb_alloc : 64;
+		w->rgb = xreallocarray(w->rgb, w->rgb_alloc, sizeof(*w->rgb));
+	}
+	w->rgb[w->nrgb++] = c;
+	w->rgb_slot[j] = (uint32_t)w->nrgb;
+	return SVG_NCLASSES + (uint32_t)w->nrgb - 1;
+}
+
+/* xorshift64*: --random's shades, seeded afresh by every run. */
+static uint64_t next_random(struct writer *w)
+{
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return w->rng * 0x2545f4914f6cdd1dull;
+}
+
+/*
+ * The colour of a frame named name: its class, or with --cp its colour in
+ * palette.map, where a name not listed yet is added with its class's
+ * colour (as flamegraph.pl, under the name it colours: a waker's with
+ * _[w], and never the grey "-" and "--").
+ */
+static uint32_t name_key(struct writer *w, const char *name, size_t len,
+			 bool waker)
+{
+	const struct svg_options *o = w->o;
+	bool grey = (len == 1 && name[0] == '-') ||
+		    (len == 2 && !memcmp(name, "--", 2));
+	const char *mk = name;
+	size_t mlen = len;
+	uint32_t cls;
+	struct rgb c;
+	int got = 0;
+
+	if (w->palmap && !grey) {
+		if (waker) {
+			sb_reset(&w->mapkey);
+			sb_add(&w->mapkey, name, len);
+			sb_adds(&w->mapkey, "_[w]");
+			mk = w->mapkey.buf;
+			mlen = w->mapkey.len;
+		}
+		got = svg_palmap_get(w->palmap, mk, mlen, &c);
+		if (got > 0)
+			return rgb_key(w, c);
+	}
+	cls = o->random ? svg_color_class_random(o, name, len, waker,
+						 next_random(w)) :
+			  svg_color_class(o, name, len, waker);
+	if (w->palmap && !grey && !got)
+		svg_palmap_add(w->palmap, mk, mlen, svg_class_color(cls));
+	return cls;
+}
+
 static uint32_t node_key(struct writer *w, const struct fg_node *n,
 			 uint32_t *cache)
 {
+	const char *name;
+	size_t len;
+
 	if (n->name == FG_ROOT)
 		return KEY_ROOT;
 	if (n->name == FG_MORE)
 		return KEY_MORE;
+	name = profile_name(w->p, n->name);
+	len = profile_name_len(w->p, n->name);
+	if (w->diffusion && !(len == 1 && name[0] == '-') &&
+	    !(len == 2 && !memcmp(name, "--", 2)))
+		return (uint32_t)svg_diffusion_level(n->width, w->l.total) +
+		       KEY_DIFF0;
+	if (w->diffusion)	/* grey, as ever: keys below the shades */
+		return (uint32_t)(len == 1 ? 0 : 1);
 	if (w->diff)
 		return (uint32_t)(svg_diff_level(n->self_delta, w->l.max_delta,
 						 w->o->negate) + KEY_DIFF0);
-	if (n->flags & FG_WAKER)
-		return svg_color_class(w->o, profile_name(w->p, n->name),
-				       profile_name_len(w->p, n->name), true);
+	/* A random shade for each frame, unless --cp keeps the first. */
+	if ((n->flags & FG_WAKER) || (w->o->random && !w->palmap))
+		return name_key(w, name, len, (n->flags & FG_WAKER) != 0);
 	if (!cache[n->name])
-		cache[n->name] = 1 + svg_color_class(w->o,
-				profile_name(w->p, n->name),
-				profile_name_len(w->p, n->name), false);
+		cache[n->name] = 1 + name_key(w, name, len, false);
 	return cache[n->name] - 1;
 }
 
 /* Keys as dense bucket numbers for counting sorts: colours, then root, more. */
 static uint32_t nkeys(const struct writer *w)
 {
-	return (w->diff ? 2 * KEY_DIFF0 : 16 * 512) + 2;
+	return (w->diff || w->diffusion ? 2 * KEY_DIFF0 :
+		SVG_NCLASSES + (uint32_t)w->nrgb) + 2;
+}
+
+static struct rgb key_color(const struct writer *w, uint32_t key)
+{
+	if (w->diffusion)
+		return key >= KEY_DIFF0 ?
+		       svg_diffusion_color((int)key - KEY_DIFF0) :
+		       svg_class_color(svg_color_class(w->o, key ? "--" : "-",
+						       key ? 2 : 1, false));
+	if (w->diff)
+		return svg_diff_level_color((int)key - KEY_DIFF0);
+	if (key >= SVG_NCLASSES)
+		return w->rgb[key - SVG_NCLASSES];
+	return svg_class_color(key);
 }
 
 static uint32_t bucket(const struct writer *w, uint32_t key)
@@ -206,18 +325,21 @@ static uint32_t bucket(const struct writer *w, uint32_t key)
 static void sort_rows(struct writer *w)
 {
 	struct fg_layout *l = &w->l;
-	uint32_t rows = l->max_depth + 1, nk = nkeys(w), d, k;
+	uint32_t rows = l->max_depth + 1, nk, d, k;
 	size_t nn = profile_nnames(w->p), i;
 	uint32_t *cache = xcalloc(nn ? nn : 1, sizeof(*cache));
-	uint32_t *count = xcalloc(nk + 1, sizeof(*count));
+	uint32_t *count;
 	uint32_t *tmp = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*tmp));
 
 	w->key = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*w->key));
-	for (i = 0; i < l->n; i++) {
+	for (i = 0; i < l->n; i++)
 		w->key[i] = node_key(w, &l->nodes[i], cache);
-		count[bucket(w, w->key[i]) + 1]++;
-	}
 	free(cache);
+	/* --cp adds keys as it goes: their number is known only now. */
+	nk = nkeys(w);
+	count = xcalloc(nk + 1, sizeof(*count));
+	for (i = 0; i < l->n; i++)
+		count[bucket(w, w->key[i]) + 1]++;
 	for (k = 0; k < nk; k++)
 		count[k + 1] += count[k];
 	for (i = 0; i < l->n; i++)
@@ -267,7 +389,21 @@ static void add_key_class(struct strbuf *sb, const struct writer *w,
 	else if (key == KEY_MORE)
 		sb_adds(sb, "more");
 	else
-		sb_addf(sb, "%c%u", w->diff ? 'd' : 'c', key);
+		sb_addf(sb, "%c%u", w->diff || w->diffusion ? 'd' : 'c', key);
+}
+
+/* flamegraph.pl's root is named "", in palette.map too. */
+static struct rgb root_color(struct writer *w)
+{
+	struct rgb c = svg_class_color(svg_color_class(w->o, "all", 3, false));
+
+	if (w->diffusion)
+		return svg_diffusion_color(SVG_DIFFUSION_LEVELS);
+	if (w->diff)
+		return svg_diff_level_color(0);
+	if (w->palmap && svg_palmap_get(w->palmap, "", 0, &c) <= 0)
+		svg_palmap_add(w->palmap, "", 0, c);
+	return c;
 }
 
 static void write_style(struct writer *w)
@@ -287,9 +423,11 @@ static void write_style(struct writer *w)
 		o->font_type, o->font_size, o->font_size + 5,
 		o->frame_height - 1, o->search_color);
 	sb_add(sb, asset_flamegraph_css, asset_flamegraph_css_len);
+	if (o->ui_color)
+		sb_addf(sb, "#title,#details,#unzoom,#search,#ignorecase,#matched{fill:%s}\n",
+			o->ui_color);
 	sb_adds(sb, ".root{stroke:");
-	add_color(sb, w->diff ? svg_diff_level_color(0) :
-		  svg_class_color(svg_color_class(o, "all", 3, false)));
+	add_color(sb, root_color(w));
 	sb_adds(sb, "}\n");
 	/* One rule per colour in use, in key order. */
 	used = xcalloc(nkeys(w), 1);
@@ -302,9 +440,7 @@ static void write_style(struct writer *w)
 		sb_add(sb, ".", 1);
 		add_key_class(sb, w, key);
 		sb_adds(sb, "{stroke:");
-		add_color(sb, w->diff ?
-			  svg_diff_level_color((int)key - KEY_DIFF0) :
-			  svg_class_color(key));
+		add_color(sb, key_color(w, key));
 		sb_adds(sb, "}\n");
 	}
 	free(used);
@@ -531,6 +667,10 @@ static void write_label(struct writer *w, const struct fg_node *n)
 	sb_adds(&w->sb, "\">");
 	if (have <= chars) {
 		svg_xml_escape(&w->sb, name, len);
+	} else if (o->truncate_left) {
+		sb_adds(&w->sb, "..");
+		cut = svg_utf8_prefix(name, len, have - (chars - 2));
+		svg_xml_escape(&w->sb, name + cut, len - cut);
 	} else {
 		cut = svg_utf8_prefix(name, len, chars - 2);
 		svg_xml_escape(&w->sb, name, cut);
@@ -607,6 +747,25 @@ static void write_data(struct writer *w)
 		write_frame_array(w, "x", 'x');
 		write_frame_array(w, "w", 'w');
 	}
+	/* attrs: --nameattr's, by name index. */
+	if (w->nameattr) {
+		bool first = true;
+		const char *json;
+
+		sb_adds(sb, ",\n\"attrs\":{");
+		for (k = 0; k < w->ncls; k++) {
+			json = svg_nameattr_find(w->nameattr,
+					profile_name(w->p, w->cls_id[k]),
+					profile_name_len(w->p, w->cls_id[k]));
+			if (!json)
+				continue;
+			sb_addf(sb, "%s\"%zu\":%s", first ? "" : ",", k, json);
+			first = false;
+		}
+		sb_add(sb, "}", 1);
+	}
+	if (o->truncate_left)
+		sb_adds(sb, ",\n\"truncleft\":true");
 	sb_adds(sb, ",\n\"total\":");
 	add_js_u64(sb, w->l.total);
 	/* countns: the CPU time of a count, for the tooltips. */
@@ -698,10 +857,79 @@ static int render_empty(struct writer *w, FILE *out)
 	return flush(w, out) ? -1 : 1;
 }
 
-int svg_render(const struct profile *p, const struct svg_options *o,
-	       FILE *out)
+/*
+ * --base: each stack from the leafmost frame named one of o->base (with
+ * or without its _[k]-like suffix) to its leaf; stacks without one are
+ * left out. inferno's --base, which it applies to its sorted input only.
+ */
+static bool base_name(const struct svg_options *o, const char *name,
+		      size_t len)
 {
-	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p) };
+	size_t i, n, strip = svg_strip_annotation(name, len);
+
+	for (i = 0; i < o->nbase; i++) {
+		n = strlen(o->base[i]);
+		if ((n == len || n == strip) && !memcmp(o->base[i], name, n))
+			return true;
+	}
+	return false;
+}
+
+static struct profile *base_cut(const struct profile *p,
+				const struct svg_options *o)
+{
+	struct profile *q = profile_new();
+	size_t nn = profile_nnames(p), i, j, k;
+	bool *is_base = xcalloc(nn ? nn : 1, sizeof(*is_base));
+	uint32_t *map = xreallocarray(NULL, nn ? nn : 1, sizeof(*map));
+	const char **names = NULL;
+	uint32_t *ids = NULL;
+	size_t cap = 0;
+	struct profile_stack s;
+	bool sampled = profile_has_samples(p), diff = profile_is_diff(p);
+
+	for (i = 0; i < nn; i++) {
+		is_base[i] = base_name(o, profile_name(p, (uint32_t)i),
+				       profile_name_len(p, (uint32_t)i));
+		map[i] = profile_intern(q, profile_name(p, (uint32_t)i),
+					profile_name_len(p, (uint32_t)i));
+	}
+	for (i = 0; i < profile_nstacks(p); i++) {
+		profile_stack(p, i, &s);
+		for (j = s.nframes; j > 0 && !is_base[s.frames[j - 1]]; j--)
+			;
+		if (!j)
+			continue;
+		if (s.nframes > cap) {
+			cap = 2 * s.nframes;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+			names = xreallocarray(names, cap, sizeof(*names));
+		}
+		for (k = j - 1; k < s.nframes; k++) {
+			ids[k - j + 1] = map[s.frames[k]];
+			names[k - j + 1] = profile_name(p, s.frames[k]);
+		}
+		/* Fewer frames and the same counts: no limit is passed. */
+		if (sampled)
+			profile_add_sampled(q, names, s.nframes - j + 1,
+					    s.count2, s.samples);
+		else
+			profile_add_ids(q, ids, s.nframes - j + 1, s.count,
+					s.count2, diff);
+	}
+	profile_set_meta(q, profile_meta(p));
+	free(names);
+	free(ids);
+	free(map);
+	free(is_base);
+	return q;
+}
+
+static int render(const struct profile *p, const struct svg_options *o,
+		  FILE *out)
+{
+	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p),
+			    .diffusion = o->color_diffusion };
 	struct strbuf meta = { 0 };
 	double fs = o->font_size, bottom = fs * 2 + 10, y;
 	char xbuf[32], note[160], fp_note[160];
@@ -720,6 +948,22 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 	if (o->total && o->total < profile_total2(p))
 		fs_warn("--total %" PRIu64 " is less than the input's %" PRIu64 " counts; ignored",
 			o->total, profile_total2(p));
+	if (o->cp) {
+		w.palmap = svg_palmap_load(o->palette_file);
+		if (!w.palmap)
+			return -1;
+	}
+	if (o->nameattr && o->javascript) {
+		w.nameattr = svg_nameattr_load(o->nameattr, false);
+		if (!w.nameattr) {
+			svg_palmap_free(w.palmap);
+			return -1;
+		}
+	}
+	if (o->random && getrandom(&w.rng, sizeof(w.rng), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(w.rng))
+		w.rng = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	w.rng |= 1;		/* xorshift: never 0 */
 	fg_layout_build(&w.l, p, o);
 	sort_rows(&w);
 	assign_classes(&w);
@@ -753,31 +997,59 @@ int svg_render(const struct profile *p, const struct svg_options *o,
 		y += fs * 1.5;
 		write_notice(&w.sb, "notice-frameless", y, fp_note);
 	}
-	write_text(&w.sb, "unzoom", "hide", "10", fs * 2, "Reset Zoom");
-	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);
-	write_text(&w.sb, "search", NULL, xbuf, fs * 2, "Search");
-	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 16);
-	write_text(&w.sb, "ignorecase", NULL, xbuf, fs * 2, "ic");
+	/* Buttons and the details bar: the script's; none without it. */
+	if (o->javascript) {
+		write_text(&w.sb, "unzoom", "hide", "10", fs * 2, "Reset Zoom");
+		snprintf(xbuf, sizeof(xbuf), "%d", (int)o->width - XPAD - 100);
+		write_text(&w.sb, "search", NULL, xbuf, fs * 2, "Search");
+		snprintf(xbuf, sizeof(xbuf), "%d", (int)o->width - XPAD - 16);
+		write_text(&w.sb, "ignorecase", NULL, xbuf, fs * 2, "ic");
+	}
 	write_frames(&w);
 	sb_adds(&w.sb, "<g id=\"labels\">\n");
 	for (i = 0; i < w.l.n; i++)
 		write_label(&w, &w.l.nodes[w.order[i]]);
 	sb_adds(&w.sb, "</g>\n");
-	write_text(&w.sb, "details", NULL, "10", w.height - bottom / 2, " ");
-	snprintf(xbuf, sizeof(xbuf), "%u", o->width - XPAD - 100);
-	write_text(&w.sb, "matched", "hide", xbuf, w.height - bottom / 2,
-		   " ");
-	write_data(&w);
+	if (o->javascript) {
+		write_text(&w.sb, "details", NULL, "10", w.height - bottom / 2,
+			   " ");
+		snprintf(xbuf, sizeof(xbuf), "%d", (int)o->width - XPAD - 100);
+		write_text(&w.sb, "matched", "hide", xbuf,
+			   w.height - bottom / 2, " ");
+		write_data(&w);
+	}
 	sb_adds(&w.sb, "</svg>\n");
 	ret = flush(&w, out);
+	/* As flamegraph.pl: the palette is written back after the graph. */
+	if (w.palmap && svg_palmap_save(w.palmap, o->palette_file))
+		ret = -1;
 
 	sb_free(&meta);
 	sb_free(&w.sb);
+	sb_free(&w.mapkey);
 	free(w.order);
 	free(w.row_start);
 	free(w.cls);
 	free(w.cls_id);
 	free(w.key);
+	free(w.rgb);
+	free(w.rgb_slot);
+	svg_palmap_free(w.palmap);
+	svg_nameattr_free(w.nameattr);
 	fg_layout_free(&w.l);
+	return ret;
+}
+
+int svg_render(const struct profile *p, const struct svg_options *o,
+	       FILE *out)
+{
+	struct profile *q;
+	int ret;
+
+	if (!o->nbase)
+		return render(p, o, out);
+	q = base_cut(p, o);
+	ret = render(q, o, out);
+	profile_free(q);
 	return ret;
 }

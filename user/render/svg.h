@@ -27,7 +27,12 @@ enum svg_palette {
 	SVG_PAL_YELLOW,
 	SVG_PAL_PURPLE,
 	SVG_PAL_ORANGE,
+	SVG_PAL_BLACK = 16,	/* an unknown --colors: flamegraph.pl draws
+				 * such frames rgb(0,0,0) (15: svg_color.c's
+				 * grey) */
 };
+
+#define SVG_MAX_BASE 32
 
 /*
  * Every renderer option, named after flamegraph.pl's. svg_options_init()
@@ -64,11 +69,35 @@ struct svg_options {
 	uint64_t total;		/* percentages of this total if larger than
 				 * the samples' sum: 0 (the sum) */
 	const char *search_color;	/* "rgb(230,0,230)" */
+	bool random;		/* --random: each frame a random shade of its
+				 * palette, as flamegraph.pl: false */
+	bool cp;		/* --cp: a name's colour from palette_file
+				 * when listed there; new names are added to
+				 * it after drawing: false */
+	const char *palette_file;	/* "palette.map" (flamegraph.pl's) */
+	const char *nameattr;	/* --nameattr: file of per-function SVG
+				 * attributes (flamegraph.pl's format): NULL */
+	const char *encoding;	/* --encoding: what folded input is in, for
+				 * the commands that read it: NULL (UTF-8) */
+	bool color_diffusion;	/* inferno's --colordiffusion: the wider, the
+				 * redder: false */
+	bool truncate_left;	/* labels cut on the left, "..name_end"
+				 * (inferno's default): false (flamegraph.pl:
+				 * on the right) */
+	const char *ui_color;	/* "#rrggbb" of the title, buttons and details
+				 * bar (inferno's --uicolor): NULL (black) */
+	bool javascript;	/* false: a static SVG, no script and no
+				 * buttons (inferno's --no-javascript): true */
+	const char *base[SVG_MAX_BASE];	/* inferno's --base: stacks are
+				 * cut so that the leafmost of these names is
+				 * their root; stacks without any are left out:
+				 * none */
+	size_t nbase;
 };
 
 void svg_options_init(struct svg_options *o);
 
-/* "hot" -> SVG_PAL_HOT, ...; -1 for an unknown name. */
+/* "hot" -> SVG_PAL_HOT, ...; -1 for an unknown name (not "black"). */
 int svg_parse_palette(const char *name, enum svg_palette *out);
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Frame colours: flamegraph.pl's palettes, picked by a hash of the name. */
+#include <math.h>
 #include <string.h>
 
 #include "render/svg_int.h"
@@ -156,8 +157,8 @@ static enum svg_palette pick_flat(enum svg_palette pal, const char *s,
  * that frames share CSS rules and the SVG stays small; which shade a name
  * gets still depends on the name alone.
  */
-uint32_t svg_color_class(const struct svg_options *o, const char *name,
-			 size_t len, bool waker)
+static uint32_t color_class(const struct svg_options *o, const char *name,
+			    size_t len, bool waker, bool random, uint64_t r)
 {
 	enum svg_palette pal = o->palette;
 	unsigned int q1, q2, q3;
@@ -174,7 +175,7 @@ uint32_t svg_color_class(const struct svg_options *o, const char *name,
 		q1 = quantize(prefix_weight(name, len, false), Q1);
 		q2 = q3 = quantize(prefix_weight(name, len, true), Q23);
 	} else {
-		h = fnv1a(name, len);
+		h = random ? r : fnv1a(name, len);
 		q1 = (unsigned int)(h % Q1);
 		q2 = (unsigned int)((h >> 8) % Q23);
 		q3 = (unsigned int)((h >> 16) % Q23);
@@ -182,7 +183,22 @@ uint32_t svg_color_class(const struct svg_options *o, const char *name,
 	/* Flat palettes use one component: fewer classes. */
 	if (pal != SVG_PAL_HOT && pal != SVG_PAL_MEM && pal != SVG_PAL_IO)
 		q2 = q3 = 0;
+	if (pal == SVG_PAL_BLACK)
+		q1 = 0;
 	return (uint32_t)pal << 9 | q1 << 4 | q2 << 2 | q3;
+}
+
+uint32_t svg_color_class(const struct svg_options *o, const char *name,
+			 size_t len, bool waker)
+{
+	return color_class(o, name, len, waker, false, 0);
+}
+
+uint32_t svg_color_class_random(const struct svg_options *o,
+				const char *name, size_t len, bool waker,
+				uint64_t r)
+{
+	return color_class(o, name, len, waker, !o->hash, r);
 }
 
 struct rgb svg_class_color(uint32_t cls)
@@ -223,6 +239,7 @@ struct rgb svg_class_color(uint32_t cls)
 			   165 + (int)(55 * v1));
 	case SVG_PAL_ORANGE:
 		return rgb(190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
+	case SVG_PAL_BLACK:	/* flamegraph.pl's colour for no palette */
 	default:
 		return rgb(0, 0, 0);
 	}
@@ -256,7 +273,26 @@ struct rgb svg_diff_level_color(int level)
 	return level > 0 ? rgb(255, v, v) : rgb(v, v, 255);
 }
 
-static bool is_hex_color(const char *s)
+int svg_diffusion_level(uint64_t width, uint64_t total)
+{
+	int level;
+
+	if (!total)
+		return 0;
+	level = (int)(sqrt((double)width / (double)total) *
+		      SVG_DIFFUSION_LEVELS);
+	return level > SVG_DIFFUSION_LEVELS ? SVG_DIFFUSION_LEVELS : level;
+}
+
+struct rgb svg_diffusion_color(int level)
+{
+	int c = 100 + 150 * (SVG_DIFFUSION_LEVELS - level) /
+		SVG_DIFFUSION_LEVELS;
+
+	return level ? rgb(255, c, c) : rgb(250, 250, 250);
+}
+
+bool svg_is_hex_color(const char *s)
 {
 	size_t i;
 
@@ -308,7 +344,7 @@ int svg_bg_colors(const struct svg_options *o, char top[8], char bottom[8])
 	} else if (!strcmp(bg, "grey") || !strcmp(bg, "gray")) {
 		t = "#f8f8f8";
 		b = "#e8e8e8";
-	} else if (is_hex_color(bg)) {
+	} else if (svg_is_hex_color(bg)) {
 		t = b = bg;
 	} else {
 		return -1;

@@ -64,7 +64,49 @@ struct rgb {
  */
 uint32_t svg_color_class(const struct svg_options *o, const char *name,
 			 size_t len, bool waker);
+#define SVG_NCLASSES (17u << 9)	/* classes are below this */
 struct rgb svg_class_color(uint32_t cls);
+/*
+ * --random: a class of the name's palette (by name, as above) with a
+ * shade from r, any 64 random bits, instead of from the name.
+ */
+uint32_t svg_color_class_random(const struct svg_options *o,
+				const char *name, size_t len, bool waker,
+				uint64_t r);
+
+/*
+ * --colordiffusion: the shade of a frame from its share of the graph,
+ * 0..SVG_DIFFUSION_LEVELS (the whole graph), and its colour: the wider,
+ * the redder, as inferno (sqrt of the share, so that a half-width frame
+ * is well red already).
+ */
+#define SVG_DIFFUSION_LEVELS 40
+int svg_diffusion_level(uint64_t width, uint64_t total);
+struct rgb svg_diffusion_color(int level);
+
+/* --nameattr (svg_nameattr.c); load() reports errors, warns if warn. */
+struct svg_nameattr;
+struct svg_nameattr *svg_nameattr_load(const char *path, bool warn);
+/* The JSON object of name's attributes, or NULL. */
+const char *svg_nameattr_find(const struct svg_nameattr *m,
+			      const char *name, size_t len);
+void svg_nameattr_free(struct svg_nameattr *m);
+
+/*
+ * --cp's palette.map (svg_palmap.c). load(): an empty map when the file
+ * does not exist, NULL after reporting an error. get(): 1 and *c when
+ * name has a colour there, 0 when not listed, -1 when listed with a value
+ * that is no colour. add(): name gets c unless listed. save(): sorted,
+ * through a temporary file; -1 after reporting an error.
+ */
+struct svg_palmap;
+struct svg_palmap *svg_palmap_load(const char *path);
+int svg_palmap_get(const struct svg_palmap *m, const char *name, size_t len,
+		   struct rgb *c);
+void svg_palmap_add(struct svg_palmap *m, const char *name, size_t len,
+		    struct rgb c);
+int svg_palmap_save(const struct svg_palmap *m, const char *path);
+void svg_palmap_free(struct svg_palmap *m);
 
 /*
  * Differential shade: 0 unchanged, 1..SVG_DIFF_LEVELS grew (red),
@@ -73,6 +115,8 @@ struct rgb svg_class_color(uint32_t cls);
 #define SVG_DIFF_LEVELS 24
 int svg_diff_level(int64_t delta, uint64_t max_delta, bool negate);
 struct rgb svg_diff_level_color(int level);
+/* "#rrggbb", and nothing else. */
+bool svg_is_hex_color(const char *s);
 /* Background gradient stops as "#rrggbb"; -1 for a bad --bgcolors. */
 int svg_bg_colors(const struct svg_options *o, char top[8], char bottom[8]);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The renderer's options: defaults, flamegraph.pl's option names, checks. */
 #include <errno.h>
+#include <iconv.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
@@ -22,6 +25,8 @@ void svg_options_init(struct svg_options *o)
 		.fluid = true,
 		.factor = 1,
 		.search_color = "rgb(230,0,230)",
+		.palette_file = "palette.map",
+		.javascript = true,
 	};
 }
 
@@ -55,6 +60,8 @@ enum {
 	OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_RANDOM, OPT_CP,
 	OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE, OPT_NOTES,
 	OPT_FACTOR, OPT_TOTAL, OPT_SEARCHCOLOR, OPT_NOFLUID, OPT_NOKERNEL,
+	OPT_NAMEATTR, OPT_ENCODING, OPT_DIFFUSION, OPT_TRUNC_LEFT,
+	OPT_TRUNC_RIGHT, OPT_BASE, OPT_UICOLOR, OPT_NOSORT, OPT_NOJS,
 };
 
 const struct option svg_getopt_options[] = {
@@ -84,6 +91,15 @@ const struct option svg_getopt_options[] = {
 	{ "search-color", required_argument, NULL, OPT_SEARCHCOLOR },
 	{ "no-fluid", no_argument, NULL, OPT_NOFLUID },
 	{ "no-kernel-color", no_argument, NULL, OPT_NOKERNEL },
+	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
+	{ "encoding", required_argument, NULL, OPT_ENCODING },
+	{ "colordiffusion", no_argument, NULL, OPT_DIFFUSION },
+	{ "truncate-text-left", no_argument, NULL, OPT_TRUNC_LEFT },
+	{ "truncate-text-right", no_argument, NULL, OPT_TRUNC_RIGHT },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "uicolor", required_argument, NULL, OPT_UICOLOR },
+	{ "no-sort", no_argument, NULL, OPT_NOSORT },
+	{ "no-javascript", no_argument, NULL, OPT_NOJS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -92,9 +108,9 @@ const char svg_options_help[] =
 "      --title TEXT       heading (default \"Flame Graph\", \"Icicle Graph\"\n"
 "                         with --inverted, \"Flame Chart\" with --flamechart)\n"
 "      --subtitle TEXT    second heading line\n"
-"      --width PX         image width (default 1200; the graph still fills\n"
-"                         the browser window unless --no-fluid)\n"
-"      --height PX        height of one frame (default 16)\n"
+"      --width PX         image width, 21 or more (default 1200; the graph\n"
+"                         still fills the browser window unless --no-fluid)\n"
+"      --height PX        height of one frame, 2 or more (default 16)\n"
 "      --minwidth PX|N%   frames narrower than this merge into one \"(N more)\"\n"
 "                         block per parent (default 0.1 px)\n"
 "      --fonttype FONT    font family (default Verdana)\n"
@@ -103,24 +119,44 @@ const char svg_options_help[] =
 "      --countname TEXT   unit of the counts (default samples)\n"
 "      --nametype TEXT    label of the details bar (default \"Function:\")\n"
 "      --colors PALETTE   hot (default), mem, io, wakeup, chain, java, js,\n"
-"                         perl, red, green, blue, aqua, yellow, purple, orange\n"
+"                         perl, red, green, blue, aqua, yellow, purple, orange;\n"
+"                         any other name draws black frames, as flamegraph.pl\n"
 "      --bgcolors COLOR   yellow, blue, green, grey gradient or #rrggbb\n"
 "                         (default: the palette's)\n"
 "      --hash             similar names get similar colours\n"
+"      --random           each frame a random shade of its palette, new at\n"
+"                         every run (default: the name's; --hash wins)\n"
+"      --cp               consistent palette: names listed in ./palette.map\n"
+"                         (flamegraph.pl's NAME->rgb(R,G,B) lines) keep that\n"
+"                         colour, new names are added to the file\n"
+"      --colordiffusion   the wider the frame, the redder (inferno's)\n"
 "      --no-kernel-color  _[k] kernel frames in the hot palette like the rest\n"
 "                         (default: their own aqua hue)\n"
+"      --nameattr FILE    attributes of the frames of some functions, lines\n"
+"                         of NAME<TAB>title=TEXT<TAB>href=URL... (also target,\n"
+"                         id, class, g_extra, a_extra), as flamegraph.pl\n"
+"      --encoding ENC     the input is in ENC (iconv -l lists them), not\n"
+"                         UTF-8; the SVG is UTF-8 all the same\n"
 "      --reverse          merge stacks from the leaf end\n"
 "      --inverted         icicle graph: root at the top\n"
 "      --flamechart       keep input order on the x axis, merge only\n"
 "                         neighbouring identical frames\n"
+"      --base NAME        only stacks through NAME, cut so that it is their\n"
+"                         root (the leafmost if several; repeat for more\n"
+"                         names, up to 32)\n"
 "      --negate           differential: swap red and blue\n"
 "      --notes TEXT       text kept in the SVG (its <desc> element)\n"
 "      --factor F         multiply the counts shown by F (default 1)\n"
 "      --total N          percentages of N when larger than the sum\n"
+"                         (default 0: the sum)\n"
 "      --search-color C   highlight of search matches (rgb(230,0,230))\n"
+"      --uicolor #RRGGBB  colour of the title, buttons and details (black)\n"
+"      --truncate-text-left   cut long labels on the left, \"..end\" (default:\n"
+"                         on the right, \"start..\", --truncate-text-right)\n"
 "      --no-fluid         fixed width instead of filling the window\n"
-"      --cp, --random     accepted for flamegraph.pl scripts and ignored:\n"
-"                         colours always follow the name\n";
+"      --no-javascript    static SVG: no script, so no zoom, search or details\n"
+"      --no-sort          accepted for inferno scripts: merging does not\n"
+"                         depend on the input order\n";
 
 /* Text that ends up inside CSS: no way out of the declaration. */
 static bool css_safe(const char *s)
@@ -132,6 +168,59 @@ static int bad(const char *opt, const char *arg, const char *want)
 {
 	fs_err("--%s '%s': %s", opt, arg, want);
 	return -1;
+}
+
+/*
+ * Integers as Perl's Getopt::Long takes them for flamegraph.pl ("=i"):
+ * decimal, an optional '+'; no hex or octal.
+ */
+static int parse_dec(const char *s, uint64_t min, uint64_t max,
+		     uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s == '+')
+		s++;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static bool encoding_known(const char *enc)
+{
+	iconv_t cd = iconv_open("UTF-8", enc);
+	bool known = cd != (iconv_t)-1;
+
+	/* glibc's iconv_close() fails (EBADF) on -1; -fanalyzer wants it. */
+	iconv_close(cd);
+	return known;
+}
+
+static const char palette_list[] =
+	"hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange";
+
+/* Digits only, in base 10 (never octal or hex), up to 2^64 - 1. */
+static int parse_decimal_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int svg_handle_option(struct svg_options *o, int opt, const char *arg)
@@ -149,12 +238,14 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->subtitle = arg;
 		break;
 	case OPT_WIDTH:
-		if (parse_u64(arg, 100, 1000000, &v))
-			return bad("width", arg, "expected pixels, 100 to 1000000");
+		/* Frames need a pixel between the 10 px margins. */
+		if (parse_dec(arg, 21, 1000000, &v))
+			return bad("width", arg, "expected pixels, 21 to 1000000");
 		o->width = (unsigned int)v;
 		break;
 	case OPT_HEIGHT:
-		if (parse_u64(arg, 2, 1000, &v))
+		/* A frame is drawn 1 px less high than its row. */
+		if (parse_dec(arg, 2, 1000, &v))
 			return bad("height", arg, "expected pixels, 2 to 1000");
 		o->frame_height = (unsigned int)v;
 		break;
@@ -180,8 +271,9 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->font_type = arg;
 		break;
 	case OPT_FONTSIZE:
-		if (parse_double(arg, &d) || d < 1 || d > 200)
-			return bad("fontsize", arg, "expected pixels, 1 to 200");
+		if (parse_double(arg, &d) || d <= 0 || d > 1000)
+			return bad("fontsize", arg,
+				   "expected pixels, more than 0 up to 1000");
 		o->font_size = d;
 		break;
 	case OPT_FONTWIDTH:
@@ -196,9 +288,12 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->name_type = arg;
 		break;
 	case OPT_COLORS:
-		if (svg_parse_palette(arg, &o->palette))
-			return bad("colors", arg,
-				   "expected hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple or orange");
+		/* flamegraph.pl draws frames of no palette it knows black. */
+		if (svg_parse_palette(arg, &o->palette)) {
+			fs_warn("--colors '%s': no such palette, frames drawn black as flamegraph.pl does; palettes: %s",
+				arg, palette_list);
+			o->palette = SVG_PAL_BLACK;
+		}
 		break;
 	case OPT_BGCOLORS:
 		o->bgcolors = arg;
@@ -207,9 +302,43 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->hash = true;
 		break;
 	case OPT_RANDOM:
+		o->random = true;
+		break;
 	case OPT_CP:
-		fs_warn("--%s ignored: colours are always derived from the name, the same in every graph",
-			opt == OPT_CP ? "cp" : "random");
+		o->cp = true;
+		break;
+	case OPT_DIFFUSION:
+		o->color_diffusion = true;
+		break;
+	case OPT_NAMEATTR:
+		o->nameattr = arg;
+		break;
+	case OPT_ENCODING:
+		if (!encoding_known(arg))
+			return bad("encoding", arg,
+				   "unknown encoding ('iconv -l' lists them)");
+		o->encoding = arg;
+		break;
+	case OPT_TRUNC_LEFT:
+	case OPT_TRUNC_RIGHT:
+		o->truncate_left = opt == OPT_TRUNC_LEFT;
+		break;
+	case OPT_BASE:
+		if (!*arg)
+			return bad("base", arg, "expected a function name");
+		if (o->nbase == SVG_MAX_BASE)
+			return bad("base", arg, "at most 32 names");
+		o->base[o->nbase++] = arg;
+		break;
+	case OPT_UICOLOR:
+		if (!svg_is_hex_color(arg))
+			return bad("uicolor", arg, "expected #rrggbb");
+		o->ui_color = arg;
+		break;
+	case OPT_NOSORT:
+		break;
+	case OPT_NOJS:
+		o->javascript = false;
 		break;
 	case OPT_REVERSE:
 		o->reverse = true;
@@ -232,10 +361,20 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->factor = d;
 		break;
 	case OPT_TOTAL:
-		/* Any 64-bit total: the SVG draws and tells them exactly. */
-		if (parse_u64(arg, 1, UINT64_MAX, &v))
-			return bad("total", arg, "expected a positive count");
-		o->total = v;
+		/*
+		 * flamegraph.pl takes any number: 0 is the sum, a fraction is
+		 * rounded (the widths are whole counts). Integers are taken
+		 * exactly, up to 2^64 - 1: the SVG draws and tells them so.
+		 */
+		if (parse_decimal_u64(arg, &v) == 0) {
+			o->total = v;
+			break;
+		}
+		if (parse_double(arg, &d) || !(d >= 0) ||
+		    d >= 18446744073709551616.0)
+			return bad("total", arg,
+				   "expected a count up to 2^64 - 1, 0 for the samples' sum");
+		o->total = (uint64_t)nearbyint(d);
 		break;
 	case OPT_SEARCHCOLOR:
 		if (!css_safe(arg))
@@ -257,11 +396,25 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 
 int svg_options_check(const struct svg_options *o)
 {
+	struct svg_nameattr *m;
 	char a[8], b[8];
 
 	if (svg_bg_colors(o, a, b)) {
 		fs_err("--bgcolors '%s': expected yellow, blue, green, grey or #rrggbb",
 		       o->bgcolors);
+		return -1;
+	}
+	if (o->nameattr) {
+		/* Read now for its errors; svg_render() reads it again. */
+		m = svg_nameattr_load(o->nameattr, true);
+		if (!m)
+			return -1;
+		svg_nameattr_free(m);
+		if (!o->javascript)
+			fs_warn("--nameattr with --no-javascript: the script applies the attributes, so they are left out");
+	}
+	if (o->nbase && o->flamechart) {
+		fs_err("--base cuts and merges stacks: not with --flamechart");
 		return -1;
 	}
 	return 0;

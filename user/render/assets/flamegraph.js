@@ -121,6 +121,8 @@
 	// "name (10 samples, 75.00%)" for counts that are not time.
 	function describe(f) {
 		var parts = [], t, d, b;
+		if (f.title !== undefined)
+			return f.title;
 		if (D.countns)
 			parts.push(duration(Number(f.w) * D.countns));
 		if (D.s)
@@ -174,7 +176,8 @@
 				continue;
 			s = f.name;
 			if (s.length > chars)
-				s = s.slice(0, chars - 2) + "..";
+				s = D.truncleft ? ".." + s.slice(s.length - chars + 2) :
+					s.slice(0, chars - 2) + "..";
 			t = document.createElementNS(NS, "text");
 			t.setAttribute("x", (D.xpad + sp[0] * fw + 3).toFixed(1));
 			t.setAttribute("y", (top + rowY(f.depth) + (D.frameheight - 1) / 2 +
@@ -422,6 +425,49 @@
 		svg.appendChild(tip);
 	}
 
+	// --nameattr, as flamegraph.pl applies it to a frame's <g>: title
+	// replaces the details text; id, class and g_extra's attributes go on
+	// the frame; href wraps it in a link (with target and a_extra's), which
+	// a click follows and a Ctrl-click zooms instead.
+	function setAttrs(el, pairs) {
+		var k, n;
+		for (k = 0; k < pairs.length; k++) {
+			n = pairs[k][0];
+			if (n === "class")
+				el.setAttribute("class", ((el.getAttribute("class") || "") +
+					" " + pairs[k][1]).trim());
+			else if (n.indexOf("xlink:") === 0)
+				el.setAttributeNS("http://www.w3.org/1999/xlink", n, pairs[k][1]);
+			else
+				el.setAttribute(n, pairs[k][1]);
+		}
+	}
+
+	function applyAttrs() {
+		var i, f, A, a;
+		if (!D.attrs)
+			return;
+		for (i = 0; i < F.length; i++) {
+			f = F[i];
+			A = f.kind === "frame" ? D.attrs[D.f[f.i]] : undefined;
+			if (!A)
+				continue;
+			if (A.title !== undefined)
+				f.title = A.title;
+			setAttrs(f.el, A.g);
+			if (A.href === undefined)
+				continue;
+			a = document.createElementNS(NS, "a");
+			a.setAttribute("href", A.href);
+			a.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", A.href);
+			a.setAttribute("target", A.target);
+			setAttrs(a, A.a);
+			f.el.parentNode.insertBefore(a, f.el);
+			a.appendChild(f.el);
+			f.link = a;
+		}
+	}
+
 	function frameOf(evt) {
 		var t = evt.target;
 		return t && t.fsFrame ? t.fsFrame : null;
@@ -452,6 +498,7 @@
 		icBtn = byId("ignorecase");
 		unzoomBtn = byId("unzoom");
 		collect();
+		applyAttrs();
 		makeTip();
 		if (D.fluid) {
 			svg.removeAttribute("viewBox");
@@ -471,6 +518,11 @@
 		frames.addEventListener("mouseout", hideTip);
 		frames.addEventListener("click", function (e) {
 			var f = frameOf(e);
+			if (f && f.link) {
+				if (!e.ctrlKey)
+					return;
+				e.preventDefault();
+			}
 			if (f)
 				zoom(f);
 		});
