@@ -5,12 +5,13 @@
  * arbitrary bytes, then what the renderer does with a profile: write it
  * back, iterate and sort its stacks, and read the written text again: it
  * must read without a malformed line, give as many stacks and the same
- * bytes once written again -- when every frame name is non-empty and free of
- * whitespace, as the module's always are. (Otherwise the folded format is
- * ambiguous: "a;f 12 5" reads back as a differential line, a stack of one
- * empty name as no stack; see docs/RELIABILITY.md.)
+ * bytes once written again -- blank frames and names with blanks
+ * included (one blank separates the count, so "a;b;  3" has the leaf
+ * " "), unless a stack of a one-column profile ends in a blank and a
+ * number, or any stack in an empty name.
+ * (Those the folded format cannot say: "a;f 12 5" reads back as a
+ * differential line, "a; 5" as a; see docs/DESIGN.md.)
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +51,32 @@ static void dump(FILE *f, const char *what, const char *s, size_t len)
 	fprintf(f, "%s\n--- end ---\n", i < len ? "..." : "");
 }
 
-/* Some frame name is empty or holds whitespace. */
-static bool names_ambiguous(const struct profile *p)
+/*
+ * Some stack the folded text cannot say: one ending in an empty name, or
+ * in a one-column profile one ending in a blank and a number (it would
+ * read back as a second count column).
+ */
+static bool stacks_ambiguous(const struct profile *p)
 {
-	size_t i, j, n;
+	struct profile_stack st;
+	size_t i, n, k, dots;
+	const char *s;
 
-	for (i = 0; i < profile_nnames(p); i++) {
-		const char *s = profile_name(p, (uint32_t)i);
-
-		n = profile_name_len(p, (uint32_t)i);
+	for (i = 0; i < profile_nstacks(p); i++) {
+		profile_stack(p, i, &st);
+		s = profile_name(p, st.frames[st.nframes - 1]);
+		n = profile_name_len(p, st.frames[st.nframes - 1]);
 		if (!n)
 			return true;
-		for (j = 0; j < n; j++)
-			if (isspace((unsigned char)s[j]))
-				return true;
+		if (profile_is_diff(p))
+			continue;
+		for (k = n, dots = 0; k > 0 && ((s[k - 1] >= '0' &&
+		     s[k - 1] <= '9') || s[k - 1] == '.'); k--)
+			dots += s[k - 1] == '.';
+		/* \d+(\.\d*)? after a blank (';' is none) */
+		if (k < n && k > 0 && dots <= 1 && s[k] >= '0' && s[k] <= '9' &&
+		    (s[k - 1] == ' ' || s[k - 1] == '\t'))
+			return true;
 	}
 	return false;
 }
@@ -77,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *in, *err = stderr;
 	char *out, *out2;
 	size_t len, len2, i, *order;
+	bool ambiguous;
 
 	if (!p || !size)
 		goto out;
@@ -106,18 +120,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out = write_out(p, &len);
 	q = profile_new();
 	in = fmemopen(out, len ? len : 1, "r");
-	if (!q || !in || profile_read_folded(q, in, "again", &rs))
+	if (!q || !in)
 		abort();
+	/* An ambiguous stack may read back as something else. */
+	ambiguous = stacks_ambiguous(p);
+	if (profile_read_folded(q, in, "again", &rs) && !ambiguous) {
+		fprintf(err, "our folded output does not read back\n");
+		dump(err, "input", (const char *)data, size);
+		dump(err, "written", out, len);
+		abort();
+	}
 	fclose(in);
-	if (!names_ambiguous(p) &&
+	if (!ambiguous &&
 	    (rs.ignored || profile_nstacks(q) != profile_nstacks(p))) {
 		fprintf(err, "our folded output reads back with %llu malformed lines, %zu of %zu stacks\n",
 			(unsigned long long)rs.ignored, profile_nstacks(q),
 			profile_nstacks(p));
+		dump(err, "input", (const char *)data, size);
+		dump(err, "written", out, len);
 		abort();
 	}
 	out2 = write_out(q, &len2);
-	if (!names_ambiguous(p) && (len != len2 || memcmp(out, out2, len))) {
+	if (!ambiguous && (len != len2 || memcmp(out, out2, len))) {
 		fprintf(err, "folded output does not read back the same\n");
 		dump(err, "written", out, len);
 		dump(err, "written again", out2, len2);

@@ -111,6 +111,88 @@ static void test_read(void)
 	profile_free(p);
 }
 
+/* The stack (frame names joined by '|') and count of stack i. */
+static void stack_text(const struct profile *p, size_t i, char *buf,
+		       size_t size, uint64_t *count)
+{
+	struct profile_stack s;
+	size_t j, n = 0;
+
+	profile_stack(p, i, &s);
+	buf[0] = '\0';
+	for (j = 0; j < s.nframes && n < size; j++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", j ? "|" : "",
+				      profile_name(p, s.frames[j]));
+	*count = s.count2;
+}
+
+/*
+ * Blank and empty frames as flamegraph.pl reads them (issue 16, item 2):
+ * one blank separates the count, the others are the stack's; empty names
+ * at the end vanish, elsewhere they are frames.
+ */
+static void test_blank_frames(void)
+{
+	static const struct {
+		const char *line, *stack;
+		uint64_t count;
+	} t[] = {
+		{ "a;b;  3", "a|b| ", 3 },		/* leaf of one blank */
+		{ "a;b;   3", "a|b|  ", 3 },		/* of two */
+		{ "a;b;\t 3", "a|b|\t", 3 },
+		{ "a;b; 3", "a|b", 3 },			/* trailing ';' */
+		{ "a;b;; 3", "a|b", 3 },
+		{ "a;b  3", "a|b ", 3 },		/* blank ends a name */
+		{ "a;;b 3", "a||b", 3 },		/* empty middle frame */
+		{ ";a 3", "|a", 3 },			/* empty root frame */
+		{ "a; ;b 3", "a| |b", 3 },
+		{ "a;b;  1 3", "a|b| ", 3 },		/* differential */
+		{ "a;b 1  3", "a|b 1 ", 3 },		/* not: "1 " ends no count */
+	};
+	struct profile_read_stats st;
+	struct profile *p;
+	char got[64], *out, *again;
+	uint64_t c;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&st, 0, sizeof(st));
+		p = from_text(t[i].line, &st);
+		got[0] = '\0';
+		c = 0;
+		if (profile_nstacks(p) == 1)
+			stack_text(p, 0, got, sizeof(got), &c);
+		if (st.stacks != 1 || strcmp(got, t[i].stack) || c != t[i].count)
+			printf("  '%s': %llu stacks, '%s' %llu; want '%s' %llu\n",
+			       t[i].line, (unsigned long long)st.stacks, got,
+			       (unsigned long long)c, t[i].stack,
+			       (unsigned long long)t[i].count);
+		CHECK("blank-frames", st.stacks == 1 && !st.ignored &&
+		      !strcmp(got, t[i].stack) && c == t[i].count);
+		/* Written and read again: the same stack. */
+		out = folded(p, 0);
+		profile_free(p);
+		p = from_text(out, NULL);
+		again = folded(p, 0);
+		CHECK("blank-frames-roundtrip", !strcmp(out, again));
+		free(out);
+		free(again);
+		profile_free(p);
+	}
+	/* perf-vertx's unnamed JIT leaf: its samples are its own, not b's. */
+	p = from_text("a;b;  3\na;b 1\n", NULL);
+	out = folded(p, 0);
+	CHECK("blank-leaf-kept", !strcmp(out, "a;b 1\na;b;  3\n") &&
+	      profile_nstacks(p) == 2);
+	free(out);
+	profile_free(p);
+	/* No stack at all: malformed, not counted. */
+	memset(&st, 0, sizeof(st));
+	p = from_text(" 3\n; 3\n;; 3\n", &st);
+	CHECK("empty-stack-malformed", st.ignored == 3 && !profile_nstacks(p));
+	profile_free(p);
+}
+
 static void test_roundtrip(void)
 {
 	struct profile *p = from_text(
@@ -357,6 +439,7 @@ int main(void)
 	test_read();
 	test_roundtrip();
 	test_bad_meta_value();
+	test_blank_frames();
 	test_throttle();
 	test_periods();
 	test_diff();

@@ -198,6 +198,29 @@ more=$(printf '%s\n' "$row" | grep '<g class="more">' | grep -o 'h[0-9]*"' | tr 
 grep -q 'narrow_\|deeper_' "$OUT/narrow.svg" && fail more-block-hides "narrow frames still drawn" ||
 	pass more-block-hides
 
+# --- blank and empty frames, as flamegraph.pl reads them ----------------
+# expect_out NAME WANT CMD...: flamestat CMD prints exactly WANT, exit 0.
+expect_out() {
+	local name=$1 want=$2 got rc
+	shift 2
+	got=$("$FS" "$@" 2>"$OUT/$name.err")
+	rc=$?
+	[ $rc = 0 ] && [ "$got" = "$want" ] && pass "$name" ||
+		fail "$name" "exit $rc, got '$(printf '%s' "$got" | tr '\n' '|')', want '$(printf '%s' "$want" | tr '\n' '|')' $(head -c 200 "$OUT/$name.err")"
+}
+
+# A blank leaf ("a;b;  3": one blank separates the count, the other is
+# the frame) keeps its samples, as flamegraph.pl and inferno do
+# (flamegraph.pl draws "all (4 samples" with a frame " " of 3 under b).
+printf 'a;b;  3\na;b 1\n' >"$OUT/blank-leaf.folded"
+expect_out counts-blank-leaf-fold "$(printf 'a;b 1\na;b;  3')" fold "$OUT/blank-leaf.folded"
+expect_out counts-blank-leaf-report "$(printf '# flamestat report: 4 samples\n# sorted by self; Total = self + callees\n#\n#     Self    Total     Samples  Function\n    75.00%%   75.00%%           3   \n    25.00%%  100.00%%           1  b\n# 1 more functions not shown (--limit, --min)')" \
+	report --roots 0 --limit 2 "$OUT/blank-leaf.folded"
+"$FS" svg "$OUT/blank-leaf.folded" >"$OUT/blank-leaf.svg" 2>/dev/null
+grep -q '"names":\[.*" "' "$OUT/blank-leaf.svg" && [ "$(grep -c '<path d="M0 0h3"/>' "$OUT/blank-leaf.svg")" = 1 ] &&
+	pass counts-blank-leaf-svg || fail counts-blank-leaf-svg "no frame ' ' 3 wide: $(grep -o '"names":[^]]*]' "$OUT/blank-leaf.svg")"
+expect_out counts-empty-frames "$(printf 'a;;b 1\na;b 2\na;b;  4')" fold - <<<"$(printf 'a;b; 1\na;;b 1\na;b;; 1\na;b;  4\n')"
+
 # --- exit statuses and messages ----------------------------------------
 expect_status() {
 	local name=$1 want=$2 msg=$3 rc

@@ -182,9 +182,22 @@ int profile_add_sampled(struct profile *p, const char *const *frames,
 
 /*
  * Read folded stacks: "frame;frame;frame COUNT" per line, or "... COUNT
- * COUNT2" for a differential profile (flamegraph.pl's format). Fractional
- * counts, which flamegraph.pl accepts, are rounded to the nearest integer
- * and counted in stats->rounded. "# flamestat:" lines fill the metadata,
+ * COUNT2" for a differential profile, as flamegraph.pl reads them: a
+ * count is digits with an optional fraction (\d+(\.\d*)?), the last
+ * token of the line, and exactly one blank (space or tab) separates it
+ * from the text before it; any other blanks belong to that text. So
+ * "a;b;  3" is the stack a, b, " " (a frame of one space: FlameGraph's
+ * collapsed perf-vertx test data has such lines), not a;b.
+ * That text is the stack when it does not itself end in a blank and a
+ * count (then that count is COUNT and the line differential). It is split
+ * on ';'; empty names at its start or in its middle are frames, empty
+ * ones at its end vanish (Perl's split): "a;;b" is a, "", b and "a;b;" is
+ * a;b. Unlike flamegraph.pl, blanks and '\r' after the count are allowed
+ * (CRLF files), and a line whose stack is empty (" 3", "; 3") is reported
+ * as malformed rather than counted in the root alone.
+ *
+ * Fractional counts, which flamegraph.pl accepts, are rounded to the
+ * nearest integer and counted in stats->rounded. "# flamestat:" lines fill the metadata,
  * other '#' lines and blank lines are comments. Malformed lines are
  * reported on stderr as "NAME:LINE: why" (the first 10, then a count) and
  * skipped. name is used in messages only. stats may be NULL. Returns 0, or
@@ -197,7 +210,9 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
  * Write one line per unique stack, sorted by frame names, so the same
  * profile always gives the same bytes. Differential profiles get two count
  * columns. The counts are written as they are, periods for a profile of
- * periods (profile_count_samples() first for samples). With
+ * periods (profile_count_samples() first for samples). One blank
+ * separates the stack from its count, so a frame of blanks reads back the
+ * same. With
  * PROFILE_WRITE_HEADER the metadata comes first as one "# flamestat:"
  * line. Returns 0, or -1 with errno set on a write error.
  */

@@ -253,9 +253,12 @@ static void read_line(struct reader *r, const char *s, size_t len)
 	}
 	if (parse_count(s + t1, len - (size_t)t1, &count, &rounded))
 		goto too_big;
-	end = (size_t)t1;
-	while (end && is_blank(s[end - 1]))
-		end--;
+	/*
+	 * flamegraph.pl's /^(.*)\s+?(COUNT)$/: exactly one blank separates
+	 * the count; any more belong to the stack ("a;b;  3" has a leaf
+	 * frame of one space).
+	 */
+	end = (size_t)t1 - 1;
 	t2 = count_token(s, end);
 	if (t2 >= 0) {
 		/* Two columns: before after, as difffolded.pl writes. */
@@ -263,9 +266,7 @@ static void read_line(struct reader *r, const char *s, size_t len)
 		if (parse_count(s + t2, end - (size_t)t2, &count, &rounded))
 			goto too_big;
 		diff = true;
-		end = (size_t)t2;
-		while (end && is_blank(s[end - 1]))
-			end--;
+		end = (size_t)t2 - 1;
 	}
 	/* Trailing empty frames vanish, as with Perl's split. */
 	while (end && s[end - 1] == ';')
@@ -429,6 +430,7 @@ int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags)
 			fwrite(profile_name(p, s.frames[j]), 1,
 			       profile_name_len(p, s.frames[j]), f);
 		}
+		/* One blank: a frame of blanks before it reads back. */
 		if (diff)
 			fprintf(f, " %" PRIu64 " %" PRIu64 "\n", s.count,
 				s.count2);
