@@ -4,13 +4,15 @@
  * stacks (the input of flamestat svg/diff/report and the module's text) on
  * arbitrary bytes, then what the renderer does with a profile: write it
  * back, iterate and sort its stacks, and read the written text again: it
- * must read without a malformed line, give as many stacks and the same
- * bytes once written again -- blank frames and names with blanks
- * included (one blank separates the count, so "a;b;  3" has the leaf
- * " "), unless a stack of a one-column profile ends in a blank and a
- * number, or any stack in an empty name.
+ * must read without a malformed line, give as many stacks, the same
+ * totals (as numbers: "0.5" twice is written "1") and the same bytes once
+ * written again -- blank frames and names with blanks included (one blank
+ * separates the count, so "a;b;  3" has the leaf " "), unless a stack of
+ * a one-column profile ends in a blank and a number, or any stack in an
+ * empty name.
  * (Those the folded format cannot say: "a;f 12 5" reads back as a
- * differential line, "a; 5" as a; see docs/DESIGN.md.)
+ * differential line, "a; 5" as a; see docs/DESIGN.md.) Also: a count
+ * written with profile_fmt_count() parses back to the same value.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +83,41 @@ static bool stacks_ambiguous(const struct profile *p)
 	return false;
 }
 
+/* The same total as numbers: a in units of 10^-da, b of 10^-db. */
+static bool same_value(uint64_t a, unsigned int da, uint64_t b,
+		       unsigned int db)
+{
+	return (unsigned __int128)a * profile_pow10(db) ==
+	       (unsigned __int128)b * profile_pow10(da);
+}
+
+/* A count formatted and parsed again is the same number. */
+static void check_count_text(const uint8_t *data, size_t size)
+{
+	char buf[PROFILE_COUNT_BUF], plain[PROFILE_COUNT_BUF];
+	uint64_t v = 0, u = 0;
+	unsigned int d, du = 0;
+	size_t i, n;
+
+	if (size < 9)
+		return;
+	memcpy(&v, data, 8);
+	d = data[8] % (PROFILE_DECIMALS_MAX + 1);
+	profile_fmt_count(buf, v, d, true);
+	for (i = n = 0; buf[i]; i++)
+		if (buf[i] != ',')
+			plain[n++] = buf[i];
+	plain[n] = '\0';
+	if (strcmp(plain, profile_fmt_count(buf, v, d, false)) ||
+	    profile_parse_count(plain, n, &u, &du, NULL) || du > d ||
+	    !same_value(u, du, v, d)) {
+		fprintf(stderr, "count %llu at %u decimals written '%s' reads back as %llu at %u\n",
+			(unsigned long long)v, d, plain, (unsigned long long)u,
+			du);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
@@ -94,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!p || !size)
 		goto out;
+	check_count_text(data, size);
 	in = fmemopen((void *)data, size, "r");
 	if (!in)
 		goto out;
@@ -132,10 +170,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fclose(in);
 	if (!ambiguous &&
-	    (rs.ignored || profile_nstacks(q) != profile_nstacks(p))) {
-		fprintf(err, "our folded output reads back with %llu malformed lines, %zu of %zu stacks\n",
+	    (rs.ignored || profile_nstacks(q) != profile_nstacks(p) ||
+	     !same_value(profile_total(p), profile_decimals(p),
+			 profile_total(q), profile_decimals(q)) ||
+	     !same_value(profile_total2(p), profile_decimals(p),
+			 profile_total2(q), profile_decimals(q)) ||
+	     profile_decimals(q) > profile_decimals(p))) {
+		fprintf(err, "our folded output reads back with %llu malformed lines, %zu of %zu stacks, totals %llu/10^%u, %llu/10^%u\n",
 			(unsigned long long)rs.ignored, profile_nstacks(q),
-			profile_nstacks(p));
+			profile_nstacks(p),
+			(unsigned long long)profile_total(q),
+			profile_decimals(q),
+			(unsigned long long)profile_total(p),
+			profile_decimals(p));
 		dump(err, "input", (const char *)data, size);
 		dump(err, "written", out, len);
 		abort();

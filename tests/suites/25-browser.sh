@@ -75,7 +75,10 @@ else
 fi
 [ $rc = 0 ] || { fail browser-periods-svg "mksnap or recordout failed"; exit 1; }
 "$FS" svg "$TOP/tests/golden/inputs/meta-periods.folded" >"$OUT/meta-periods.svg" &&
-"$FS" svg "$TOP/tests/golden/inputs/meta.folded" >"$OUT/meta.svg" || {
+"$FS" svg "$TOP/tests/golden/inputs/meta.folded" >"$OUT/meta.svg" &&
+"$FS" svg "$TOP/tests/golden/inputs/counts.folded" >"$OUT/counts.svg" &&
+"$FS" svg --factor 2 "$TOP/tests/golden/inputs/counts.folded" >"$OUT/counts-factor.svg" &&
+printf 'a;b 9007199254740991\n' | "$FS" svg >"$OUT/big.svg" || {
 	fail browser-render-meta "flamestat could not render the golden inputs"
 	exit 1
 }
@@ -89,7 +92,15 @@ cat >"$OUT/cases.json" <<JSON
 	{"name": "folded-periods", "svg": "$OUT/meta-periods.svg", "frame": "hot_leaf",
 	 "want": "Function: hot_leaf (30.00 ms, 75.00%)"},
 	{"name": "before-periods", "svg": "$OUT/meta.svg", "frame": "rest_of_compilation",
-	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"}]}
+	 "want": "Function: rest_of_compilation (80.24 ms, 80 samples, 44.44%)"},
+	{"name": "fractions", "svg": "$OUT/counts.svg", "frame": "write0",
+	 "want": "Function: write0 (4.5 samples, 61.02%)"},
+	{"name": "fractions-small", "svg": "$OUT/counts.svg", "frame": "GC_active",
+	 "want": "Function: GC_active (0.125 samples, 1.69%)"},
+	{"name": "fractions-factor", "svg": "$OUT/counts-factor.svg", "frame": "GC_active",
+	 "want": "Function: GC_active (0.25 samples, 1.69%)"},
+	{"name": "count-2^53", "svg": "$OUT/big.svg", "frame": "b",
+	 "want": "Function: b (9,007,199,254,740,991 samples, 100.00%)"}]}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"

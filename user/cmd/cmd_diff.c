@@ -43,15 +43,22 @@ static void usage(FILE *out)
 		svg_options_help);
 }
 
-/* Add every stack of src to dst in one of the two count columns. */
-static void add_side(struct profile *dst, const struct profile *src,
-		     bool after)
+/*
+ * Add every stack of src to dst in one of the two count columns, in
+ * src's decimals (dst takes the larger of both inputs'). Returns 0, or -1
+ * after saying so when the column passes 64 bits in those units.
+ */
+static int add_side(struct profile *dst, const struct profile *src,
+		    const char *path, bool after)
 {
 	size_t i, j, n = profile_nnames(src);
 	uint32_t *map = xreallocarray(NULL, n ? n : 1, sizeof(*map));
 	uint32_t *ids = NULL;
-	size_t cap = 0;
+	size_t cap = 0, rounded = 0;
+	unsigned int dec = profile_decimals(src);
 	struct profile_stack s;
+	int ret = 0;
+	bool r;
 
 	for (i = 0; i < n; i++)
 		map[i] = profile_intern(dst, profile_name(src, (uint32_t)i),
@@ -64,12 +71,28 @@ static void add_side(struct profile *dst, const struct profile *src,
 		}
 		for (j = 0; j < s.nframes; j++)
 			ids[j] = map[s.frames[j]];
-		/* Both inputs passed the same limit; the sum cannot fail. */
-		profile_add_ids(dst, ids, s.nframes, after ? 0 : s.count,
-				after ? s.count : 0, true);
+		/*
+		 * Each column's total is its input's, which fit; only the
+		 * other input's decimals can make it pass 64 bits.
+		 */
+		r = false;
+		if (profile_add_ids_dec(dst, ids, s.nframes,
+					after ? 0 : s.count,
+					after ? s.count : 0, dec, true, &r)) {
+			fs_err("%s: its counts with %u decimal%s (the other input's) pass 18446744073709551615 units, the most 64 bits hold",
+			       path, profile_decimals(dst),
+			       profile_decimals(dst) == 1 ? "" : "s");
+			ret = -1;
+			break;
+		}
+		rounded += r;
 	}
+	if (rounded)
+		fs_warn("%s: %zu counts rounded to %u decimals to fit 64 bits beside the other input's",
+			path, rounded, profile_decimals(dst));
 	free(ids);
 	free(map);
+	return ret;
 }
 
 /*
@@ -166,10 +189,16 @@ int do_diff(int argc, char **argv)
 	}
 	same_unit(before, argv[optind], after, argv[optind + 1]);
 	d = profile_new();
-	add_side(d, before, false);
-	add_side(d, after, true);
-	if (normalize)
-		profile_scale_before(d, profile_total2(d));
+	if (add_side(d, before, argv[optind], false) ||
+	    add_side(d, after, argv[optind + 1], true)) {
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
+	if (normalize && profile_scale_before(d, profile_total2(d))) {
+		fs_err("-n: BEFORE's counts scaled to AFTER's total pass 18446744073709551615 units, the most 64 bits hold");
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
 	if (svg_output_open(&out, output)) {
 		ret = EXIT_FAIL;
 		goto out_free;

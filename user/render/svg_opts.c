@@ -137,6 +137,7 @@ static int bad(const char *opt, const char *arg, const char *want)
 
 int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 {
+	unsigned int dec;
 	uint64_t v;
 	double d;
 	size_t n;
@@ -233,9 +234,12 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->factor = d;
 		break;
 	case OPT_TOTAL:
-		if (parse_u64(arg, 1, PROFILE_COUNT_MAX, &v))
+		/* A count like the input's, fractions included. */
+		if (profile_parse_count(arg, strlen(arg), &v, &dec, NULL) ||
+		    !v)
 			return bad("total", arg, "expected a positive count");
 		o->total = v;
+		o->total_decimals = dec;
 		break;
 	case OPT_SEARCHCOLOR:
 		if (!css_safe(arg))
@@ -252,6 +256,27 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 	default:
 		return 1;
 	}
+	return 0;
+}
+
+int svg_total_units(const struct svg_options *o, const struct profile *p,
+		    uint64_t *units)
+{
+	unsigned int d = profile_decimals(p), od = o->total_decimals;
+	uint64_t f;
+
+	*units = 0;
+	if (!o->total)
+		return 0;
+	if (od > d) {
+		f = profile_pow10(od - d);
+		*units = o->total / f + (o->total % f >= f / 2);
+		return 0;
+	}
+	f = profile_pow10(d - od);
+	if (o->total > UINT64_MAX / f)
+		return -1;
+	*units = o->total * f;
 	return 0;
 }
 

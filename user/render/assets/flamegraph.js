@@ -11,7 +11,8 @@
 // N for a "(N more)" block; for differential graphs fsData.b (samples
 // before) and fsData.d (self change). A recording's counts are sampling
 // periods: fsData.countns is the CPU time of one count, and fsData.s the
-// samples behind each frame's periods, when known.
+// samples behind each frame's periods, when known. Counts are in units of
+// 10^-fsData.decimals (absent: whole counts), as the input had them.
 "use strict";
 (function () {
 	var D = fsData;
@@ -48,9 +49,25 @@
 		}
 	}
 
-	// Numbers as flamegraph.pl prints them: 1,234,567.
-	function grouped(v) {
-		return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+	// Units as the input wrote the count, grouped as flamegraph.pl
+	// prints numbers: "1,234,567", "0.5". Exact to 2^53.
+	var DEC = D.decimals || 0, UNIT = Math.pow(10, DEC);
+	function units(v) {
+		var s = Math.round(v).toString(), f = "";
+		if (!/^\d+$/.test(s))
+			return s;
+		if (DEC) {
+			while (s.length <= DEC)
+				s = "0" + s;
+			f = s.slice(s.length - DEC).replace(/0+$/, "");
+			s = s.slice(0, s.length - DEC);
+		}
+		return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (f ? "." + f : "");
+	}
+
+	// A frame's count times --factor, to as many decimals as the input's.
+	function count(v) {
+		return units(v * D.factor);
 	}
 
 	function pct(v, total) {
@@ -75,11 +92,11 @@
 	function describe(f) {
 		var parts = [], t, d, b;
 		if (D.countns)
-			parts.push(duration(f.w * D.countns));
+			parts.push(duration(f.w / UNIT * D.countns));
 		if (D.s)
-			parts.push(grouped(D.s[f.i]) + " samples");
+			parts.push(units(D.s[f.i]) + " samples");
 		else if (D.countname)
-			parts.push(grouped(f.w * D.factor) + " " + D.countname);
+			parts.push(count(f.w) + " " + D.countname);
 		parts.push(pct(f.w, D.total) + "%");
 		t = f.name + " (" + parts.join(", ");
 		if (D.diff) {
