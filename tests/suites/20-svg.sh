@@ -46,7 +46,7 @@ printf '%s\n' \
 	'app;nul 3' \
 	'app;ctl 2' \
 	'42' \
-	'app;overflow 99999999999999999999' \
+	'app;dots 1.2.3' \
 	'app;frac 2.5' |
 	sed -e 's/caf\\xc3\\xa9/caf\xc3\xa9/' -e 's/na\\xefve/na\xefve/' \
 	    -e 's/app;nul/app;n\x00ul/' -e 's/app;ctl/app;c\x01tl/' >"$OUT/escape.folded"
@@ -128,6 +128,10 @@ golden twocol svg "$OUT/twocol.folded"
 golden escape svg "$OUT/escape.folded"
 golden narrow svg --minwidth 1% "$OUT/narrow.folded"
 golden big svg --minwidth 0 "$OUT/big.folded"
+# Fractional counts and blank frames (a leaf of one blank,
+# "write0_[j];  3" as in FlameGraph's perf-vertx test data, an empty
+# middle frame, a trailing ';').
+golden counts svg $I/counts.folded
 for pal in mem io wakeup chain js perl red green blue aqua yellow purple orange; do
 	golden "palette-$pal" svg --colors $pal $I/java.folded
 done
@@ -179,8 +183,9 @@ for l in 5 8 10 11; do
 	grep -q "escape.folded:$l: " "$err" || { ok=0; fail malformed-line-$l "no report for line $l in: $(tr '\n' '|' <"$err")"; }
 done
 [ $ok = 1 ] && pass malformed-reported
-grep -q "1 fractional counts rounded" "$err" && pass malformed-fraction ||
-	fail malformed-fraction "no rounding warning: $(tr '\n' '|' <"$err")"
+! grep -q "rounded" "$err" && grep -q '"total":375,"decimals":1,' "$OUT/escape.svg" &&
+	pass malformed-fraction-kept ||
+	fail malformed-fraction-kept "2.5 not kept: $(tr '\n' '|' <"$err") $(grep -o '"total".\{30\}' "$OUT/escape.svg")"
 grep -q '>crlf<\|"crlf"' "$OUT/escape.svg" && grep -q '"last"' "$OUT/escape.svg" &&
 	pass malformed-crlf-lastline || fail malformed-crlf-lastline "CRLF line or unterminated last line lost"
 grep -q "$(printf 'caf\xc3\xa9')" "$OUT/escape.svg" && grep -qF 'na\ufffdve' "$OUT/escape.svg" &&
@@ -232,6 +237,99 @@ max=$(coords "$OUT/pair3e9.svg" | sort -n | tail -n 1)
 	grep -qF '"w":["18446744073709551615",' "$OUT/total64.svg" &&
 	[ "$(coords "$OUT/total64.svg" | sort -n | tail -n 1)" = 16777216 ] &&
 	pass coords-total-2e64 || fail coords-total-2e64 "$(head -c 200 "$OUT/total64.err") $(grep -o '^"total":.\{30\}' "$OUT/total64.svg")"
+# --- counts: blank frames, 64 bits, fractions (issue 16) ---------------
+# expect_out NAME WANT CMD...: flamestat CMD prints exactly WANT, exit 0.
+expect_out() {
+	local name=$1 want=$2 got rc
+	shift 2
+	got=$("$FS" "$@" 2>"$OUT/$name.err")
+	rc=$?
+	[ $rc = 0 ] && [ "$got" = "$want" ] && pass "$name" ||
+		fail "$name" "exit $rc, got '$(printf '%s' "$got" | tr '\n' '|')', want '$(printf '%s' "$want" | tr '\n' '|')' $(head -c 200 "$OUT/$name.err")"
+}
+# expect_fail NAME MSG CMD...: exit 1 naming MSG on stderr, no output.
+expect_fail() {
+	local name=$1 msg=$2 rc
+	shift 2
+	"$FS" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q -- "$msg" "$OUT/$name.err" && [ ! -s "$OUT/$name.out" ] &&
+		pass "$name" ||
+		fail "$name" "exit $rc (want 1), $(wc -c <"$OUT/$name.out") bytes out, stderr: $(head -c 300 "$OUT/$name.err")"
+}
+
+# A blank leaf ("a;b;  3": one blank separates the count, the other is
+# the frame) keeps its samples, as flamegraph.pl and inferno do
+# (flamegraph.pl draws "all (4 samples" with a frame " " of 3 under b).
+printf 'a;b;  3\na;b 1\n' >"$OUT/blank-leaf.folded"
+expect_out counts-blank-leaf-fold "$(printf 'a;b 1\na;b;  3')" fold "$OUT/blank-leaf.folded"
+expect_out counts-blank-leaf-report "$(printf '# flamestat report: 4 samples\n# sorted by self; Total = self + callees\n#\n#     Self    Total     Samples  Function\n    75.00%%   75.00%%           3   \n    25.00%%  100.00%%           1  b\n# 1 more functions not shown (--limit, --min)')" \
+	report --roots 0 --limit 2 "$OUT/blank-leaf.folded"
+"$FS" svg "$OUT/blank-leaf.folded" >"$OUT/blank-leaf.svg" 2>/dev/null
+grep -q '"names":\[.*" "' "$OUT/blank-leaf.svg" && [ "$(grep -c '<path d="M0 0h3"/>' "$OUT/blank-leaf.svg")" = 1 ] &&
+	pass counts-blank-leaf-svg || fail counts-blank-leaf-svg "no frame ' ' 3 wide: $(grep -o '"names":[^]]*]' "$OUT/blank-leaf.svg")"
+expect_out counts-empty-frames "$(printf 'a;;b 1\na;b 2\na;b;  4')" fold - <<<"$(printf 'a;b; 1\na;;b 1\na;b;; 1\na;b;  4\n')"
+
+# 64-bit counts: exact past 2^53, an error naming the line past 2^64,
+# in every consumer, never a partial graph.
+printf 'a 9007199254740993\nb 9007199254740993\n' >"$OUT/past53.folded"
+expect_out counts-past-2^53-fold "$(printf 'a 9007199254740993\nb 9007199254740993')" fold "$OUT/past53.folded"
+"$FS" svg "$OUT/past53.folded" >"$OUT/past53.svg" 2>"$OUT/past53.err" &&
+	grep -qF '"total":"18014398509481986",' "$OUT/past53.svg" &&
+	grep -qxF '"w":["18014398509481986","9007199254740993","9007199254740993"],' "$OUT/past53.svg" &&
+	pass counts-past-2^53-svg || fail counts-past-2^53-svg "$(grep -o '"total":[0-9"]*' "$OUT/past53.svg") $(grep '^"w":' "$OUT/past53.svg") $(head -c 200 "$OUT/past53.err")"
+expect_out counts-2^64-1 "a 18446744073709551615" fold - <<<"a 18446744073709551614
+a 1"
+printf 'a 18446744073709551615\nb 1\nc 1\n' >"$OUT/overflow.folded"
+expect_fail counts-overflow-svg "overflow.folded:2: the counts add up past 18446744073709551615" svg "$OUT/overflow.folded"
+expect_fail counts-overflow-fold "overflow.folded:2: " fold "$OUT/overflow.folded"
+expect_fail counts-overflow-report "overflow.folded:2: " report "$OUT/overflow.folded"
+expect_fail counts-overflow-count "<stdin>:1: a count goes past" svg - <<<"a 18446744073709551616"
+printf 'a 18446744073709551615 0\nb 1 1\n' >"$OUT/overflow2.folded"
+expect_fail counts-overflow-two-columns "overflow2.folded:2: " svg "$OUT/overflow2.folded"
+printf 'a 9223372036854775808\n' >"$OUT/half64.folded"
+expect_fail counts-overflow-merged "half64.folded:1: the counts add up" svg "$OUT/half64.folded" "$OUT/half64.folded"
+expect_fail counts-overflow-diff "overflow.folded:2: " diff "$OUT/half64.folded" "$OUT/overflow.folded"
+"$FS" diff --folded "$OUT/half64.folded" "$OUT/past53.folded" >"$OUT/big-diff.folded" 2>"$OUT/big-diff.err" &&
+	[ "$(cat "$OUT/big-diff.folded")" = "$(printf 'a 9223372036854775808 9007199254740993\nb 0 9007199254740993')" ] &&
+	pass counts-big-diff || fail counts-big-diff "$(tr '\n' '|' <"$OUT/big-diff.folded") $(head -c 200 "$OUT/big-diff.err")"
+
+# Fractions are kept, exactly: 670 lines of 0.5 are 335 (flamegraph.pl
+# draws "all (335 samples"), not 670; counts all below 0.5 are a
+# profile, not "no stack counts".
+for i in $(seq 670); do echo "f;g 0.5"; done >"$OUT/halves.folded"
+expect_out counts-halves-fold "f;g 335" fold "$OUT/halves.folded"
+"$FS" report --roots 0 "$OUT/halves.folded" 2>&1 | head -n 1 | grep -qx '# flamestat report: 335 samples' &&
+	pass counts-halves-report || fail counts-halves-report "$("$FS" report --roots 0 "$OUT/halves.folded" 2>&1 | head -n 1)"
+printf 'a;x 0.1\nb 0.25\na;y 0.125\n' >"$OUT/small.folded"
+expect_out counts-small-fold "$(printf 'a;x 0.1\na;y 0.125\nb 0.25')" fold "$OUT/small.folded"
+"$FS" svg "$OUT/small.folded" >"$OUT/small.svg" 2>"$OUT/small.err" &&
+	grep -q '"total":475,"decimals":3,' "$OUT/small.svg" && [ ! -s "$OUT/small.err" ] &&
+	pass counts-small-svg || fail counts-small-svg "$(head -c 200 "$OUT/small.err") $(grep -o '"total".\{20\}' "$OUT/small.svg")"
+expect_out counts-small-report "$(printf '# flamestat report: 0.475 samples\n# sorted by self; Total = self + callees\n#\n#     Self    Total     Samples  Function\n    52.63%%   52.63%%        0.25  b\n    26.32%%   26.32%%       0.125  y\n    21.05%%   21.05%%         0.1  x\n# 1 more functions not shown (--limit, --min)')" \
+	report --roots 0 "$OUT/small.folded"
+# Differential: two columns of different decimals; -n scales exactly.
+printf 'a 1\nb 3\n' >"$OUT/frac-before.folded"
+printf 'a 0.5\nb 1.25\n' >"$OUT/frac-after.folded"
+expect_out counts-diff-folded "$(printf 'a 1 0.5\nb 3 1.25')" diff --folded "$OUT/frac-before.folded" "$OUT/frac-after.folded"
+expect_out counts-diff-normalized "$(printf 'a 0.43 0.5\nb 1.31 1.25')" diff -n --folded "$OUT/frac-before.folded" "$OUT/frac-after.folded"
+"$FS" diff "$OUT/frac-before.folded" "$OUT/frac-after.folded" 2>/dev/null |
+	grep -qF '<text id="meta" x="50%" y="42">before 4, after 1.75 samples (-56.25%)</text>' &&
+	pass counts-diff-meta || fail counts-diff-meta "$("$FS" diff "$OUT/frac-before.folded" "$OUT/frac-after.folded" 2>&1 | grep 'id="meta"')"
+# --minwidth N% and --total compare units: 0.04 of 1 is 4%, drawn with
+# --minwidth 3% (rounded to 0 it vanished), not with 5%; --total takes
+# fractions and is checked against the exact sum.
+printf 'x;a 0.04\nx;b 0.96\n' >"$OUT/minw.folded"
+"$FS" svg --minwidth 3% "$OUT/minw.folded" 2>/dev/null | grep -q '"><path d="M0 0h4"/>' &&
+	! "$FS" svg --minwidth 5% "$OUT/minw.folded" 2>/dev/null | grep -q 'h4"/>' &&
+	pass counts-minwidth-pct || fail counts-minwidth-pct "a frame of 0.04 in 1 not drawn at 3% or drawn at 5%"
+"$FS" svg --total 2.5 "$OUT/minw.folded" 2>"$OUT/total.err" | grep -q '"total":250,"decimals":2,' && [ ! -s "$OUT/total.err" ] &&
+	pass counts-total || fail counts-total "$(head -c 200 "$OUT/total.err")"
+"$FS" svg --total 0.5 "$OUT/minw.folded" 2>&1 >/dev/null | grep -qF -- "--total 0.5 is less than the input's 1 counts; ignored" &&
+	pass counts-total-less || fail counts-total-less "no warning"
+# The tooltips' counts: the script formats units with fsData.decimals.
+grep -qF 'function units(v)' "$OUT/small.svg" && grep -qF 'countText(f.w) + " " + D.countname' "$OUT/small.svg" &&
+	pass counts-tooltip-script || fail counts-tooltip-script "flamegraph.js does not format decimals"
 
 # --- exit statuses and messages ----------------------------------------
 expect_status() {

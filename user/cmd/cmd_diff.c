@@ -74,23 +74,23 @@ static void strip_hex(struct strbuf *sb, const char *s, size_t len)
 }
 
 /*
- * Add every stack of src to dst into the before column, the after column
- * or (BOTH) the two it has. With den, before counts become
- * count * num / den, computed as difffolded.pl -n does: int($count *
- * $total2 / $total1), in floating point and cut, not rounded.
+ * Add every stack of src to dst in one of the two count columns, in
+ * src's decimals (dst takes the larger of both inputs'), with -s's names.
+ * Returns 0, or -1 after saying so when the column passes 64 bits in
+ * those units.
  */
-enum side { BEFORE, AFTER, BOTH };
-static void add_side(struct profile *dst, const struct profile *src,
-		     enum side side, bool striphex, uint64_t num,
-		     uint64_t den)
+static int add_side(struct profile *dst, const struct profile *src,
+		    const char *path, bool after, bool striphex)
 {
 	size_t i, j, n = profile_nnames(src);
 	uint32_t *map = xreallocarray(NULL, n ? n : 1, sizeof(*map));
 	uint32_t *ids = NULL;
-	size_t cap = 0;
+	size_t cap = 0, rounded = 0;
+	unsigned int dec = profile_decimals(src);
 	struct profile_stack s;
 	struct strbuf sb = { 0 };
-	uint64_t before, after;
+	int ret = 0;
+	bool r;
 
 	for (i = 0; i < n; i++) {
 		const char *name = profile_name(src, (uint32_t)i);
@@ -112,34 +112,28 @@ static void add_side(struct profile *dst, const struct profile *src,
 		}
 		for (j = 0; j < s.nframes; j++)
 			ids[j] = map[s.frames[j]];
-		before = side == AFTER ? 0 : s.count;
-		after = side == BEFORE ? 0 : side == AFTER ? s.count : s.count2;
-		if (den)
-			before = (uint64_t)((double)before * (double)num /
-					    (double)den);
-		/* Both inputs passed the same limit; the sum cannot fail. */
-		profile_add_ids(dst, ids, s.nframes, before, after, true);
+		/*
+		 * Each column's total is its input's, which fit; only the
+		 * other input's decimals can make it pass 64 bits.
+		 */
+		r = false;
+		if (profile_add_ids_dec(dst, ids, s.nframes,
+					after ? 0 : s.count,
+					after ? s.count : 0, dec, true, &r)) {
+			fs_err("%s: its counts with %u decimal%s (the other input's) pass 18446744073709551615 units, the most 64 bits hold",
+			       path, profile_decimals(dst),
+			       profile_decimals(dst) == 1 ? "" : "s");
+			ret = -1;
+			break;
+		}
+		rounded += r;
 	}
+	if (rounded)
+		fs_warn("%s: %zu counts rounded to %u decimals to fit 64 bits beside the other input's",
+			path, rounded, profile_decimals(dst));
 	free(ids);
 	free(map);
-}
-
-/*
- * -n: the merged profile again, BEFORE's counts scaled to AFTER's total,
- * stack by stack once merged (so after -s, of the merged stacks), as
- * difffolded.pl does.
- */
-static struct profile *normalized(struct profile *d)
-{
-	uint64_t t1 = profile_total(d), t2 = profile_total2(d);
-	struct profile *n;
-
-	if (!t1 || t1 == t2)
-		return d;
-	n = profile_new();
-	add_side(n, d, BOTH, false, t2, t1);
-	profile_free(d);
-	return n;
+	return ret;
 }
 
 /*
@@ -241,10 +235,16 @@ int do_diff(int argc, char **argv)
 	}
 	same_unit(before, argv[optind], after, argv[optind + 1]);
 	d = profile_new();
-	add_side(d, before, BEFORE, striphex, 0, 0);
-	add_side(d, after, AFTER, striphex, 0, 0);
-	if (normalize)
-		d = normalized(d);
+	if (add_side(d, before, argv[optind], false, striphex) ||
+	    add_side(d, after, argv[optind + 1], true, striphex)) {
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
+	if (normalize && profile_scale_before(d, profile_total2(d))) {
+		fs_err("-n: BEFORE's counts scaled to AFTER's total pass 18446744073709551615 units, the most 64 bits hold");
+		ret = EXIT_FAIL;
+		goto out_free;
+	}
 	if (svg_output_open(&out, output)) {
 		ret = EXIT_FAIL;
 		goto out_free;

@@ -144,15 +144,17 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg)
 static void note_periods(const struct profile *p)
 {
 	uint64_t periods = profile_total(p), samples;
+	unsigned int d = profile_decimals(p);
+	char a[PROFILE_COUNT_BUF], b[PROFILE_COUNT_BUF];
 
 	if (profile_meta(p)->unit != PROFILE_UNIT_PERIODS ||
 	    !profile_has_samples(p))
 		return;
 	samples = profile_total_samples(p);
 	if (periods != samples)
-		fs_note("the counts are the sampling periods the samples stand for, %llu for %llu samples (a sample also stands for the periods its CPU's timer missed by firing late): --count samples counts samples, --header adds a line with both totals",
-			(unsigned long long)periods,
-			(unsigned long long)samples);
+		fs_note("the counts are the sampling periods the samples stand for, %s for %s samples (a sample also stands for the periods its CPU's timer missed by firing late): --count samples counts samples, --header adds a line with both totals",
+			profile_fmt_count(a, periods, d, false),
+			profile_fmt_count(b, samples, d, false));
 }
 
 int out_write(struct profile *p, const struct out_opts *o)

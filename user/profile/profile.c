@@ -43,6 +43,7 @@ struct profile {
 	size_t stack_mask;
 
 	uint64_t total, total2, total_samples;
+	unsigned int decimals;	/* counts are in units of 10^-decimals */
 	bool diff;
 	/*
 	 * Stacks added with their samples apart (profile_add_sampled()), and
@@ -203,7 +204,85 @@ static void add_event(struct profile *p, uint32_t stack, uint64_t count,
 	p->nevents++;
 }
 
-/* profile_add_ids() with the samples behind count. */
+static const uint64_t pow10_tab[PROFILE_DECIMALS_MAX + 1] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000,
+};
+
+uint64_t profile_pow10(unsigned int d)
+{
+	return pow10_tab[d < PROFILE_DECIMALS_MAX ? d : PROFILE_DECIMALS_MAX];
+}
+
+unsigned int profile_decimals(const struct profile *p)
+{
+	return p->decimals;
+}
+
+unsigned int profile_raise_decimals(struct profile *p, unsigned int want)
+{
+	unsigned int k;
+	uint64_t f;
+	size_t i;
+
+	if (want > PROFILE_DECIMALS_MAX)
+		want = PROFILE_DECIMALS_MAX;
+	if (want <= p->decimals)
+		return p->decimals;
+	/* Every count is at most its total: checking the totals suffices. */
+	for (k = want - p->decimals; k; k--) {
+		f = pow10_tab[k];
+		if (p->total <= UINT64_MAX / f && p->total2 <= UINT64_MAX / f &&
+		    p->total_samples <= UINT64_MAX / f)
+			break;
+	}
+	if (!k)
+		return p->decimals;
+	f = pow10_tab[k];
+	for (i = 0; i < p->nstacks; i++) {
+		p->stacks[i].count *= f;
+		p->stacks[i].count2 *= f;
+		p->stacks[i].samples *= f;
+	}
+	for (i = 0; i < p->nevents; i++) {
+		p->events[i].count *= f;
+		p->events[i].count2 *= f;
+	}
+	p->total *= f;
+	p->total2 *= f;
+	p->total_samples *= f;
+	p->decimals += k;
+	return p->decimals;
+}
+
+/*
+ * v in units of 10^-dec as units of the profile's decimals: exact when it
+ * has as many or more (EOVERFLOW past 64 bits), else rounded half up
+ * (*rounded set when that changed it).
+ */
+static int to_units(const struct profile *p, uint64_t v, unsigned int dec,
+		    uint64_t *out, bool *rounded)
+{
+	uint64_t f, q;
+
+	if (dec <= p->decimals) {
+		f = pow10_tab[p->decimals - dec];
+		if (v > UINT64_MAX / f) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+		*out = v * f;
+		return 0;
+	}
+	f = pow10_tab[dec - p->decimals];
+	q = v / f + (v % f >= f / 2);	/* f >= 10: no overflow */
+	if (v % f && rounded)
+		*rounded = true;
+	*out = q;
+	return 0;
+}
+
+/* profile_add_ids() with the samples behind count, all in units. */
 static int add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 		   uint64_t count, uint64_t count2, uint64_t samples, bool diff)
 {
@@ -217,9 +296,10 @@ static int add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 	}
 	if (!diff)
 		count2 = count;
-	if (count > PROFILE_COUNT_MAX - p->total ||
-	    count2 > PROFILE_COUNT_MAX - p->total2 ||
-	    samples > PROFILE_COUNT_MAX - p->total_samples) {
+	/* Exact sums: an error only where 64 bits end. */
+	if (count > UINT64_MAX - p->total ||
+	    count2 > UINT64_MAX - p->total2 ||
+	    samples > UINT64_MAX - p->total_samples) {
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -274,14 +354,38 @@ found:
 	return 0;
 }
 
-int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
-		    uint64_t count, uint64_t count2, bool diff)
+int profile_add_ids_dec(struct profile *p, const uint32_t *ids,
+			size_t nframes, uint64_t count, uint64_t count2,
+			unsigned int decimals, bool diff, bool *rounded)
 {
-	int ret = add_ids(p, ids, nframes, count, count2, count, diff);
+	uint64_t c, c2;
+	int ret;
 
+	if (!nframes) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!diff)
+		count2 = count;
+	if (decimals > PROFILE_DECIMALS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	profile_raise_decimals(p, decimals);
+	if (to_units(p, count, decimals, &c, rounded) ||
+	    to_units(p, count2, decimals, &c2, rounded))
+		return -1;
+	ret = add_ids(p, ids, nframes, c, c2, c, diff);
 	if (!ret)
 		p->unsampled = true;
 	return ret;
+}
+
+int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
+		    uint64_t count, uint64_t count2, bool diff)
+{
+	return profile_add_ids_dec(p, ids, nframes, count, count2, 0, diff,
+				   NULL);
 }
 
 /* samples: UINT64_MAX when not given apart (samples = count). */
@@ -303,8 +407,11 @@ static int add_names(struct profile *p, const char *const *frames,
 		ids[i] = profile_intern(p, frames[i], strlen(frames[i]));
 	if (samples == UINT64_MAX) {
 		ret = profile_add_ids(p, ids, nframes, count, count2, diff);
+	} else if (to_units(p, count, 0, &count, NULL) ||
+		   to_units(p, samples, 0, &samples, NULL)) {
+		ret = -1;
 	} else {
-		ret = add_ids(p, ids, nframes, count, count2, samples, diff);
+		ret = add_ids(p, ids, nframes, count, count, samples, diff);
 		if (!ret)
 			p->sampled = true;
 	}
@@ -415,7 +522,12 @@ uint64_t profile_count_ns(const struct profile *p)
 	    !(m->present & PROFILE_META_SAMPLE_PERIODS))
 		return profile_period_ns(m);
 	/* Samples: time only if each stood for one period. */
-	samples = (m->present & PROFILE_META_SAMPLES) ? m->samples : p->total;
+	if (m->present & PROFILE_META_SAMPLES)
+		samples = m->samples;
+	else if (p->total % pow10_tab[p->decimals])
+		return 0;	/* a fraction of a sample is no sample */
+	else
+		samples = p->total / pow10_tab[p->decimals];
 	return m->sample_periods == samples ? profile_period_ns(m) : 0;
 }
 
@@ -426,8 +538,12 @@ uint64_t profile_total_periods(const struct profile *p)
 	if (p->diff)
 		return 0;
 	if (m->unit != PROFILE_UNIT_PERIODS &&
-	    (m->present & PROFILE_META_SAMPLE_PERIODS))
-		return m->sample_periods;
+	    (m->present & PROFILE_META_SAMPLE_PERIODS)) {
+		/* The header's whole periods, in the counts' units. */
+		if (m->sample_periods > UINT64_MAX / pow10_tab[p->decimals])
+			return 0;
+		return m->sample_periods * pow10_tab[p->decimals];
+	}
 	if (m->unit == PROFILE_UNIT_PERIODS || profile_count_ns(p))
 		return p->total;
 	return 0;
@@ -636,30 +752,127 @@ size_t *profile_sorted(const struct profile *p, bool reversed)
 	return order;
 }
 
-static uint64_t scale_round(uint64_t v, uint64_t num, uint64_t den)
+/* v * num / den, cut to a whole unit as difffolded.pl's int() cuts. */
+static uint64_t scale_cut(uint64_t v, uint64_t num, uint64_t den)
 {
 	/* 128-bit intermediate: v * num can pass 2^64 for byte counts. */
-	unsigned __int128 x = (unsigned __int128)v * num + den / 2;
+	unsigned __int128 x = (unsigned __int128)v * num;
 
 	return (uint64_t)(x / den);
 }
 
-void profile_scale_before(struct profile *p, uint64_t target)
+int profile_scale_before(struct profile *p, uint64_t target)
 {
 	uint64_t old = p->total;
+	unsigned __int128 sum = 0;
 	size_t i;
 
 	if (!old || old == target)
-		return;
-	p->total = 0;
-	for (i = 0; i < p->nstacks; i++) {
-		p->stacks[i].count = scale_round(p->stacks[i].count, target,
-						 old);
-		p->total += p->stacks[i].count;
+		return 0;
+	/* Checked first, so that nothing changes on failure. */
+	for (i = 0; i < p->nstacks; i++)
+		sum += scale_cut(p->stacks[i].count, target, old);
+	if (sum > UINT64_MAX) {
+		errno = EOVERFLOW;
+		return -1;
 	}
-	for (i = 0; i < p->nevents; i++)
-		p->events[i].count = scale_round(p->events[i].count, target,
+	p->total = (uint64_t)sum;
+	for (i = 0; i < p->nstacks; i++)
+		p->stacks[i].count = scale_cut(p->stacks[i].count, target,
 						 old);
+	for (i = 0; i < p->nevents; i++)
+		p->events[i].count = scale_cut(p->events[i].count, target,
+						 old);
+	return 0;
+}
+
+char *profile_fmt_count(char *buf, uint64_t units, unsigned int decimals,
+			bool grouped)
+{
+	char digits[24], *o = buf;
+	uint64_t f = profile_pow10(decimals), ip = units / f, fp = units % f;
+	int n = snprintf(digits, sizeof(digits), "%llu",
+			 (unsigned long long)ip), i;
+
+	for (i = 0; i < n; i++) {
+		if (grouped && i && (n - i) % 3 == 0)
+			*o++ = ',';
+		*o++ = digits[i];
+	}
+	if (fp) {
+		/* The fraction's digits, leading zeros kept, trailing not. */
+		n = snprintf(digits, sizeof(digits), "%0*llu", (int)decimals,
+			     (unsigned long long)fp);
+		while (n > 0 && digits[n - 1] == '0')
+			n--;
+		*o++ = '.';
+		memcpy(o, digits, (size_t)n);
+		o += n;
+	}
+	*o = '\0';
+	return buf;
+}
+
+double profile_count_double(uint64_t units, unsigned int decimals)
+{
+	uint64_t f = profile_pow10(decimals), whole = units / f;
+	uint64_t frac = units % f;
+
+	/* Whole part and fraction apart: exact for whole counts to 2^53. */
+	return (double)whole + (double)frac / (double)f;
+}
+
+int profile_parse_count(const char *s, size_t len, uint64_t *units,
+			unsigned int *decimals, bool *rounded)
+{
+	uint64_t v = 0, frac = 0;
+	size_t i = 0, dot, end;
+	unsigned int d = 0;
+	bool up = false, lost = false;
+
+	while (i < len && s[i] >= '0' && s[i] <= '9') {
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		i++;
+	}
+	if (!i || (i < len && s[i] != '.')) {
+		errno = EINVAL;
+		return -1;
+	}
+	dot = i;
+	for (i = dot + 1; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9') {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	/* The fraction without trailing zeros: "2.50" is 2.5, "3.0" is 3. */
+	end = len;
+	while (end > dot + 1 && s[end - 1] == '0')
+		end--;
+	for (i = dot + 1; i < end; i++) {
+		if (d < PROFILE_DECIMALS_MAX) {
+			frac = frac * 10 + (uint64_t)(s[i] - '0');
+			d++;
+		} else {
+			/* Digits past the last kept: half up, and lost. */
+			if (i == dot + 1 + PROFILE_DECIMALS_MAX)
+				up = s[i] >= '5';
+			lost = true;
+		}
+	}
+	if (v > (UINT64_MAX - frac - up) / pow10_tab[d]) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	*units = v * pow10_tab[d] + frac + up;
+	*decimals = d;
+	if (lost && rounded)
+		*rounded = true;
+	return 0;
 }
 
 const struct profile_meta *profile_meta(const struct profile *p)

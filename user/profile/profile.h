@@ -39,11 +39,27 @@
  *
  * Frame ids are dense (0 .. profile_nnames() - 1) and stable for the life of
  * the profile; stack indices are dense in insertion order and stable too.
+ *
+ * Counts are exact decimal fixed point: every count of a profile (count,
+ * count2, samples, the totals, the events) is a uint64_t in units of
+ * 10^-d, d = profile_decimals(), the most fractional digits any count
+ * added so far had (folded text may have "0.5"; flamegraph.pl keeps
+ * fractions), at most PROFILE_DECIMALS_MAX. A profile of whole counts has
+ * d = 0 and its units are the counts themselves. When a count with more
+ * digits arrives, the counts so far are multiplied by the power of ten
+ * (exactly: only as far as the totals stay below 2^64; digits beyond that
+ * are rounded and counted in profile_read_stats.rounded). Sums are exact
+ * integer sums: a total that would pass UINT64_MAX is an error
+ * (EOVERFLOW), never a rounding. Whatever prints a count divides by 10^d
+ * (profile_fmt_count()); shares are ratios of units and need nothing.
  */
 struct profile;
 
-/* Largest count accepted per line, so that totals stay exact in a double. */
-#define PROFILE_COUNT_MAX ((uint64_t)1 << 53)
+/* Most fractional digits a count keeps; more are rounded half up. */
+#define PROFILE_DECIMALS_MAX 9u
+
+/* Room profile_fmt_count() needs: 20 digits, 6 commas, '.', 9, NUL. */
+#define PROFILE_COUNT_BUF 40
 
 /* Bits of profile_meta.present. */
 enum profile_meta_field {
@@ -116,7 +132,10 @@ struct profile_meta {
 	char *frameless_top;
 };
 
-/* One stack, as returned by profile_stack(); valid until the next add. */
+/*
+ * One stack, as returned by profile_stack(); valid until the next add. The
+ * counts are in units of 10^-profile_decimals().
+ */
 struct profile_stack {
 	const uint32_t *frames;	/* frame ids, root first */
 	size_t nframes;
@@ -135,7 +154,11 @@ struct profile_read_stats {
 	uint64_t stacks;	/* stack lines accepted */
 	uint64_t comments;	/* '#' lines, headers included */
 	uint64_t ignored;	/* malformed lines, reported and skipped */
-	uint64_t rounded;	/* fractional counts rounded to integers */
+	/*
+	 * Counts whose digits were rounded away: past PROFILE_DECIMALS_MAX,
+	 * or past the decimals that fit beside the totals in 64 bits.
+	 */
+	uint64_t rounded;
 };
 
 /* profile_write_folded() flags. */
@@ -159,9 +182,10 @@ uint32_t profile_intern(struct profile *p, const char *name, size_t len);
 
 /*
  * Add count samples of the stack frames[0..nframes) (root first). Identical
- * stacks merge: counts add. Returns 0, or -1 with errno EINVAL for an empty
- * stack or EOVERFLOW when a total would pass PROFILE_COUNT_MAX (nothing is
- * added then).
+ * stacks merge: counts add. The counts of these functions are whole
+ * counts (made units of the profile's decimals here). Returns 0, or -1
+ * with errno EINVAL for an empty stack or EOVERFLOW when a total would
+ * pass UINT64_MAX units (nothing is added then).
  */
 int profile_add(struct profile *p, const char *const *frames, size_t nframes,
 		uint64_t count);
@@ -171,6 +195,16 @@ int profile_add2(struct profile *p, const char *const *frames,
 /* Same with frame ids from profile_intern(); the fast path. */
 int profile_add_ids(struct profile *p, const uint32_t *ids, size_t nframes,
 		    uint64_t count, uint64_t count2, bool diff);
+/*
+ * Same with counts in units of 10^-decimals (decimals <=
+ * PROFILE_DECIMALS_MAX): the profile takes as many of those decimals as
+ * fit beside its totals (profile_raise_decimals()); when it cannot take
+ * them all, the counts are rounded half up to its decimals and *rounded
+ * (if not NULL) is set when that changed them. Returns as profile_add().
+ */
+int profile_add_ids_dec(struct profile *p, const uint32_t *ids,
+			size_t nframes, uint64_t count, uint64_t count2,
+			unsigned int decimals, bool diff, bool *rounded);
 /*
  * Add a stack of @samples samples that stand for @periods sampling periods
  * (a snapshot's stack; periods >= samples): the periods are its count,
@@ -182,13 +216,30 @@ int profile_add_sampled(struct profile *p, const char *const *frames,
 
 /*
  * Read folded stacks: "frame;frame;frame COUNT" per line, or "... COUNT
- * COUNT2" for a differential profile (flamegraph.pl's format). Fractional
- * counts, which flamegraph.pl accepts, are rounded to the nearest integer
- * and counted in stats->rounded. "# flamestat:" lines fill the metadata,
- * other '#' lines and blank lines are comments. Malformed lines are
- * reported on stderr as "NAME:LINE: why" (the first 10, then a count) and
- * skipped. name is used in messages only. stats may be NULL. Returns 0, or
- * -1 after reporting a read error.
+ * COUNT2" for a differential profile, as flamegraph.pl reads them: a
+ * count is digits with an optional fraction (\d+(\.\d*)?), the last
+ * token of the line, and exactly one blank (space or tab) separates it
+ * from the text before it; any other blanks belong to that text. So
+ * "a;b;  3" is the stack a, b, " " (a frame of one space: FlameGraph's
+ * collapsed perf-vertx test data has such lines), not a;b.
+ * That text is the stack when it does not itself end in a blank and a
+ * count (then that count is COUNT and the line differential). It is split
+ * on ';'; empty names at its start or in its middle are frames, empty
+ * ones at its end vanish (Perl's split): "a;;b" is a, "", b and "a;b;" is
+ * a;b. Unlike flamegraph.pl, blanks and '\r' after the count are allowed
+ * (CRLF files), and a line whose stack is empty (" 3", "; 3") is reported
+ * as malformed rather than counted in the root alone.
+ *
+ * Fractions are kept exactly (see the fixed point above), to
+ * PROFILE_DECIMALS_MAX digits; digits past that are rounded half up and
+ * counted in stats->rounded with one warning. "# flamestat:" lines fill
+ * the metadata, other '#' lines and blank lines are comments. Malformed
+ * lines are reported on stderr as "NAME:LINE: why" (the first 10, then a
+ * count) and skipped. A count or a sum of counts past UINT64_MAX units is
+ * no malformed line but an error: reading stops there with "NAME:LINE:
+ * ..." on stderr, so that no partial profile is drawn. name is used in
+ * messages only. stats may be NULL. Returns 0, or -1 after reporting a
+ * read error or an overflow.
  */
 int profile_read_folded(struct profile *p, FILE *f, const char *name,
 			struct profile_read_stats *stats);
@@ -197,7 +248,10 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
  * Write one line per unique stack, sorted by frame names, so the same
  * profile always gives the same bytes. Differential profiles get two count
  * columns. The counts are written as they are, periods for a profile of
- * periods (profile_count_samples() first for samples). With
+ * periods (profile_count_samples() first for samples), in decimal as
+ * profile_fmt_count() without grouping: whole counts as integers, others
+ * with the digits they need ("0.5", "2.25"). One blank separates the
+ * stack from its count, so a frame of blanks reads back the same. With
  * PROFILE_WRITE_HEADER the metadata comes first as one "# flamestat:"
  * line. Returns 0, or -1 with errno set on a write error.
  */
@@ -212,6 +266,38 @@ size_t profile_name_len(const struct profile *p, uint32_t id);
 uint64_t profile_total(const struct profile *p);	/* sum of count */
 uint64_t profile_total2(const struct profile *p);	/* sum of count2 */
 bool profile_is_diff(const struct profile *p);
+
+/* d: the counts are in units of 10^-d (see above). */
+unsigned int profile_decimals(const struct profile *p);
+/* 10^d, for d <= PROFILE_DECIMALS_MAX. */
+uint64_t profile_pow10(unsigned int d);
+/*
+ * Make the profile's counts have up to want decimals (at most
+ * PROFILE_DECIMALS_MAX): every count is multiplied by the same power of
+ * ten, as far as the totals stay within 64 bits. Returns the decimals the
+ * profile has then (never fewer than before).
+ */
+unsigned int profile_raise_decimals(struct profile *p, unsigned int want);
+/*
+ * A count of units of 10^-decimals as decimal text into buf (at least
+ * PROFILE_COUNT_BUF bytes): "12", "0.5", "1234.25", trailing zeros of
+ * the fraction dropped; with grouped, thousands separated by commas as
+ * flamegraph.pl prints them ("1,234.25"). Returns buf.
+ */
+char *profile_fmt_count(char *buf, uint64_t units, unsigned int decimals,
+			bool grouped);
+/* The same count as a double, for times and shares of other totals. */
+double profile_count_double(uint64_t units, unsigned int decimals);
+/*
+ * Parse a count, flamegraph.pl's \d+(\.\d*)? (len bytes of s, nothing
+ * else): *units in units of 10^-*decimals, *decimals the fraction's
+ * digits without its trailing zeros, at most PROFILE_DECIMALS_MAX (more
+ * are rounded half up, and *rounded is set when that changed the value;
+ * rounded may be NULL). Returns 0, -1 with errno EINVAL when s is no
+ * count, or EOVERFLOW when it needs more than 64 bits.
+ */
+int profile_parse_count(const char *s, size_t len, uint64_t *units,
+			unsigned int *decimals, bool *rounded);
 
 /*
  * Are profile_stack()'s samples known? Always for an ordinary profile of
@@ -229,20 +315,21 @@ uint64_t profile_total_samples(const struct profile *p);
  */
 uint64_t profile_period_ns(const struct profile_meta *m);
 /*
- * The CPU time one count stands for, in ns: the sampling period, when the
- * frequency is known and the counts are periods, or samples that each
- * stood for one period (the header says so: sample_periods equals
- * samples; or it predates periods, and then each sample is taken for one
- * period, as the module then had it). 0 when the counts are not time:
- * no frequency, samples that stood for more periods, or a differential
- * profile.
+ * The CPU time one (whole) count stands for, in ns, so that units u stand
+ * for profile_count_double(u, profile_decimals(p)) times it: the sampling
+ * period, when the frequency is known and the counts are periods, or
+ * samples that each stood for one period (the header says so:
+ * sample_periods equals samples; or it predates periods, and then each
+ * sample is taken for one period, as the module then had it). 0 when the
+ * counts are not time: no frequency, samples that stood for more periods,
+ * or a differential profile.
  */
 uint64_t profile_count_ns(const struct profile *p);
 /*
- * The periods the profile's samples stand for: the counts' total for a
- * profile of periods, the header's sample_periods for one of samples, or
- * the samples themselves when each stood for one period (as
- * profile_count_ns() takes them); 0 when not known.
+ * The periods the profile's samples stand for, in the counts' units: the
+ * counts' total for a profile of periods, the header's sample_periods for
+ * one of samples, or the samples themselves when each stood for one
+ * period (as profile_count_ns() takes them); 0 when not known.
  */
 uint64_t profile_total_periods(const struct profile *p);
 
@@ -274,11 +361,16 @@ size_t profile_events(const struct profile *p,
 		      const struct profile_event **events);
 
 /*
- * Scale the first count column so that its total becomes target, rounding
- * each stack's count to the nearest integer: difffolded.pl -n, so that a
- * differential graph compares shares rather than raw sample counts.
+ * Scale the first count column to the total target (units of the
+ * profile's decimals), each stack's count cut to a whole unit as
+ * difffolded.pl -n does (int($count * $total2 / $total1); exact here, in
+ * 128-bit integers, where difffolded.pl multiplies doubles), so that a
+ * differential graph compares shares rather than raw sample counts. The
+ * cut counts may add up to a little less than target. Returns 0, or -1
+ * with errno EOVERFLOW when the counts would add up past UINT64_MAX
+ * (nothing changed).
  */
-void profile_scale_before(struct profile *p, uint64_t target);
+int profile_scale_before(struct profile *p, uint64_t target);
 
 /* Metadata: read, replace field by field, merge another file's. */
 const struct profile_meta *profile_meta(const struct profile *p);

@@ -20,8 +20,10 @@ struct reader {
 	uint64_t lineno;
 	uint64_t reported;
 	struct profile_meta meta;
+	uint64_t meta_line;	/* of the last "# flamestat:" line */
 	uint32_t *ids;
 	size_t ids_cap;
+	bool failed;		/* an overflow: stop reading */
 };
 
 static void bad_line(struct reader *r, const char *why)
@@ -62,29 +64,21 @@ static ptrdiff_t count_token(const char *s, size_t end)
 	return (ptrdiff_t)i;
 }
 
-/* Parse a token from count_token(); rounds fractions half up. */
-static int parse_count(const char *s, size_t len, uint64_t *out,
-		       bool *rounded)
+/*
+ * Past 64 bits: not a malformed line to skip but the end of the input, so
+ * that no partial profile is drawn (profile_read_folded() fails).
+ */
+static void overflow(struct reader *r, const char *what)
 {
-	uint64_t v = 0;
-	size_t i;
+	unsigned int d = profile_decimals(r->p);
 
-	for (i = 0; i < len && s[i] != '.'; i++) {
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > PROFILE_COUNT_MAX)
-			return -1;
-	}
-	if (i < len) {
-		if (i + 1 < len && s[i + 1] >= '5')
-			v++;
-		for (i++; i < len; i++)
-			if (s[i] != '0')
-				*rounded = true;
-	}
-	if (v > PROFILE_COUNT_MAX)
-		return -1;
-	*out = v;
-	return 0;
+	r->failed = true;
+	if (d)
+		fs_err("%s:%" PRIu64 ": %s past 18446744073709551615 units of 10^-%u (the counts have %u decimal%s), the most 64 bits hold",
+		       r->name, r->lineno, what, d, d, d == 1 ? "" : "s");
+	else
+		fs_err("%s:%" PRIu64 ": %s past 18446744073709551615, the most 64 bits hold",
+		       r->name, r->lineno, what);
 }
 
 static int hexval(char c)
@@ -224,7 +218,8 @@ bad:
 
 static void read_line(struct reader *r, const char *s, size_t len)
 {
-	uint64_t count, count2 = 0;
+	uint64_t count, count2 = 0, f;
+	unsigned int dec, dec2 = 0;
 	bool diff = false, rounded = false;
 	ptrdiff_t t1, t2;
 	size_t end, i, start, n;
@@ -242,8 +237,10 @@ static void read_line(struct reader *r, const char *s, size_t len)
 	if (s[0] == '#') {
 		r->st->comments++;
 		if (len >= strlen(META_PREFIX) &&
-		    !memcmp(s, META_PREFIX, strlen(META_PREFIX)))
+		    !memcmp(s, META_PREFIX, strlen(META_PREFIX))) {
 			parse_meta(r, s, len);
+			r->meta_line = r->lineno;
+		}
 		return;
 	}
 	t1 = count_token(s, len);
@@ -251,21 +248,38 @@ static void read_line(struct reader *r, const char *s, size_t len)
 		bad_line(r, "no sample count at the end (expected 'frame;frame;... COUNT')");
 		return;
 	}
-	if (parse_count(s + t1, len - (size_t)t1, &count, &rounded))
+	if (profile_parse_count(s + t1, len - (size_t)t1, &count, &dec,
+				&rounded))
 		goto too_big;
-	end = (size_t)t1;
-	while (end && is_blank(s[end - 1]))
-		end--;
+	/*
+	 * flamegraph.pl's /^(.*)\s+?(COUNT)$/: exactly one blank separates
+	 * the count; any more belong to the stack ("a;b;  3" has a leaf
+	 * frame of one space).
+	 */
+	end = (size_t)t1 - 1;
 	t2 = count_token(s, end);
 	if (t2 >= 0) {
 		/* Two columns: before after, as difffolded.pl writes. */
 		count2 = count;
-		if (parse_count(s + t2, end - (size_t)t2, &count, &rounded))
+		dec2 = dec;
+		if (profile_parse_count(s + t2, end - (size_t)t2, &count, &dec,
+					&rounded))
 			goto too_big;
 		diff = true;
-		end = (size_t)t2;
-		while (end && is_blank(s[end - 1]))
-			end--;
+		end = (size_t)t2 - 1;
+		/* The two columns in the units of the one with more decimals. */
+		if (dec < dec2) {
+			f = profile_pow10(dec2 - dec);
+			if (count > UINT64_MAX / f)
+				goto too_big;
+			count *= f;
+			dec = dec2;
+		} else if (dec2 < dec) {
+			f = profile_pow10(dec - dec2);
+			if (count2 > UINT64_MAX / f)
+				goto too_big;
+			count2 *= f;
+		}
 	}
 	/* Trailing empty frames vanish, as with Perl's split. */
 	while (end && s[end - 1] == ';')
@@ -286,9 +300,12 @@ static void read_line(struct reader *r, const char *s, size_t len)
 				profile_hash_bytes(s + start, i - start));
 		start = i + 1;
 	}
-	if (profile_add_ids(r->p, r->ids, n, count, count2, diff)) {
-		if (errno == EOVERFLOW)
-			goto too_big;
+	if (profile_add_ids_dec(r->p, r->ids, n, count, count2, dec, diff,
+				&rounded)) {
+		if (errno == EOVERFLOW) {
+			overflow(r, "the counts add up");
+			return;
+		}
 		bad_line(r, "empty stack");
 		return;
 	}
@@ -297,7 +314,33 @@ static void read_line(struct reader *r, const char *s, size_t len)
 	r->st->stacks++;
 	return;
 too_big:
-	bad_line(r, "sample count too large (the counts may add up to 2^53)");
+	overflow(r, "a count goes");
+}
+
+/* Would adding src's totals to p's pass 64 bits? */
+static bool meta_overflows(const struct profile_meta *d,
+			   const struct profile_meta *src)
+{
+	static const size_t sums[] = {
+		offsetof(struct profile_meta, samples),
+		offsetof(struct profile_meta, sample_periods),
+		offsetof(struct profile_meta, recorded),
+		offsetof(struct profile_meta, dropped),
+		offsetof(struct profile_meta, throttled),
+		offsetof(struct profile_meta, periods),
+		offsetof(struct profile_meta, user_samples),
+		offsetof(struct profile_meta, frameless),
+	};
+	uint64_t a, b;
+	size_t i;
+
+	for (i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+		memcpy(&a, (const char *)d + sums[i], sizeof(a));
+		memcpy(&b, (const char *)src + sums[i], sizeof(b));
+		if (a > UINT64_MAX - b)
+			return true;
+	}
+	return false;
 }
 
 int profile_read_folded(struct profile *p, FILE *f, const char *name,
@@ -310,6 +353,7 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 	const char *nl;
 	int ret = 0;
 	uint64_t rounded0 = r.st->rounded;
+	bool meta_ok;
 
 	for (;;) {
 		if (len == cap) {
@@ -320,9 +364,14 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;
 		pos = 0;
-		while ((nl = memchr(buf + pos, '\n', len - pos))) {
+		while (!r.failed &&
+		       (nl = memchr(buf + pos, '\n', len - pos))) {
 			read_line(&r, buf + pos, (size_t)(nl - (buf + pos)));
 			pos = (size_t)(nl - buf) + 1;
+		}
+		if (r.failed) {
+			ret = -1;
+			break;
 		}
 		memmove(buf, buf + pos, len - pos);
 		len -= pos;
@@ -333,6 +382,8 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 			ret = -1;
 		} else if (len) {
 			read_line(&r, buf, len);	/* no final newline */
+			if (r.failed)
+				ret = -1;
 		}
 		break;
 	}
@@ -340,8 +391,16 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 		fs_warn("%s: %" PRIu64 " more malformed lines skipped",
 			name, r.reported - MAX_REPORTED);
 	if (r.st->rounded > rounded0)
-		fs_warn("%s: %" PRIu64 " fractional counts rounded to whole numbers",
-			name, r.st->rounded - rounded0);
+		fs_warn("%s: %" PRIu64 " counts rounded to %u decimal%s (at most %u are kept, fewer where the totals would pass 64 bits)",
+			name, r.st->rounded - rounded0, profile_decimals(p),
+			profile_decimals(p) == 1 ? "" : "s",
+			PROFILE_DECIMALS_MAX);
+	meta_ok = !meta_overflows(profile_meta(p), &r.meta);
+	if (!meta_ok && !ret)
+		fs_err("%s:%" PRIu64 ": the header's totals and those of the inputs before it add up past 18446744073709551615, the most 64 bits hold",
+		       name, r.meta_line);
+	if (!meta_ok)
+		ret = -1;
 	if ((profile_meta(p)->present & r.meta.present & PROFILE_META_UNIT) &&
 	    profile_meta(p)->unit != r.meta.unit)
 		fs_warn("%s counts %s, the input before it %s: their sums are neither, and no time is shown",
@@ -349,7 +408,8 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 			"sampling periods" : "samples",
 			r.meta.unit == PROFILE_UNIT_PERIODS ?
 			"samples" : "sampling periods");
-	profile_merge_meta(p, &r.meta);
+	if (meta_ok)
+		profile_merge_meta(p, &r.meta);
 	free(r.meta.title);
 	free(r.meta.frameless_top);
 	free(r.ids);
@@ -417,6 +477,8 @@ int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags)
 	size_t *order = profile_sorted(p, false);
 	size_t i, j, n = profile_nstacks(p);
 	bool diff = profile_is_diff(p);
+	unsigned int d = profile_decimals(p);
+	char c1[PROFILE_COUNT_BUF], c2[PROFILE_COUNT_BUF];
 	struct profile_stack s;
 
 	if (flags & PROFILE_WRITE_HEADER)
@@ -429,11 +491,16 @@ int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags)
 			fwrite(profile_name(p, s.frames[j]), 1,
 			       profile_name_len(p, s.frames[j]), f);
 		}
+		/* One blank: a frame of blanks before it reads back. */
 		if (diff)
-			fprintf(f, " %" PRIu64 " %" PRIu64 "\n", s.count,
-				s.count2);
-		else
+			fprintf(f, " %s %s\n",
+				profile_fmt_count(c1, s.count, d, false),
+				profile_fmt_count(c2, s.count2, d, false));
+		else if (!d)
 			fprintf(f, " %" PRIu64 "\n", s.count);
+		else
+			fprintf(f, " %s\n",
+				profile_fmt_count(c1, s.count, d, false));
 	}
 	free(order);
 	if (fflush(f) || ferror(f)) {

@@ -75,25 +75,29 @@ static void write_header(const struct profile *p, uint64_t total,
 	const struct profile_meta *m = profile_meta(p);
 	uint64_t period_ns = profile_period_ns(m);
 	uint64_t np = profile_total_periods(p);
-	char note[640];
+	unsigned int d = profile_decimals(p);
+	char note[640], num[PROFILE_COUNT_BUF];
 
+	/* Counts in the profile's decimals ("0.5"); the header's are whole. */
 	if (c->samples)
-		fprintf(out, "# flamestat report: %" PRIu64 " samples",
-			profile_total_samples(p));
+		fprintf(out, "# flamestat report: %s samples",
+			profile_fmt_count(num, profile_total_samples(p), d,
+					  false));
 	else if (m->present & PROFILE_META_SAMPLES)
 		fprintf(out, "# flamestat report: %" PRIu64 " samples",
 			m->samples);
 	else
-		fprintf(out, "# flamestat report: %" PRIu64 " periods",
-			total);
+		fprintf(out, "# flamestat report: %s periods",
+			profile_fmt_count(num, total, d, false));
 	if (m->present & PROFILE_META_RECORDED &&
 	    m->present & PROFILE_META_DROPPED)
 		fprintf(out, " (%llu taken, %llu lost)",
 			(unsigned long long)m->recorded,
 			(unsigned long long)m->dropped);
 	if (period_ns && np)
-		fprintf(out, ", %.3f s of CPU time (%" PRIu64 " periods of %.3f ms)",
-			(double)np * (double)period_ns / 1e9, np,
+		fprintf(out, ", %.3f s of CPU time (%s periods of %.3f ms)",
+			profile_count_double(np, d) * (double)period_ns / 1e9,
+			profile_fmt_count(num, np, d, false),
 			(double)period_ns / 1e6);
 	if (m->present & PROFILE_META_FREQ)
 		fprintf(out, ", %llu Hz", (unsigned long long)m->freq);
@@ -118,6 +122,8 @@ int report_write(const struct profile *p, const struct report_opts *o,
 	/* Stack-local "seen" marks, so recursion counts a total once. */
 	uint64_t *seen = xcalloc(nnames ? nnames : 1, sizeof(*seen));
 	uint64_t total = profile_total(p), shown = 0;
+	unsigned int d = profile_decimals(p);
+	char num[PROFILE_COUNT_BUF];
 	struct columns col;
 	size_t i, j, nrows = 0;
 
@@ -179,11 +185,13 @@ int report_write(const struct profile *p, const struct report_opts *o,
 		if (!o->no_children)
 			fprintf(out, "  %6.2f%%", tot);
 		if (col.samples)
-			fprintf(out, "  %10" PRIu64, n_samples);
+			fprintf(out, "  %10s",
+				profile_fmt_count(num, n_samples, d, false));
 		if (col.periods)
-			fprintf(out, "  %10" PRIu64, n);
+			fprintf(out, "  %10s",
+				profile_fmt_count(num, n, d, false));
 		if (col.count_ns)
-			fprintf(out, "  %10.2f", (double)n *
+			fprintf(out, "  %10.2f", profile_count_double(n, d) *
 				(double)col.count_ns / 1e6);
 		fprintf(out, "  %s\n", profile_name(p, r->name));
 		shown++;

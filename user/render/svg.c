@@ -155,14 +155,18 @@ static void add_px(struct strbuf *sb, double v)
 
 static void add_grouped(struct strbuf *sb, uint64_t v)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v), i;
+	char buf[PROFILE_COUNT_BUF];
 
-	for (i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			sb_add(sb, ",", 1);
-		sb_add(sb, buf + i, 1);
-	}
+	sb_adds(sb, profile_fmt_count(buf, v, 0, true));
+}
+
+/* A count of p's, exactly: "1,234", or "0.5" with decimals. */
+static void add_count(struct strbuf *sb, const struct profile *p,
+		      uint64_t units)
+{
+	char buf[PROFILE_COUNT_BUF];
+
+	sb_adds(sb, profile_fmt_count(buf, units, profile_decimals(p), true));
 }
 
 static void add_text(struct strbuf *sb, const char *s)
@@ -484,19 +488,21 @@ static void add_cpu_time(struct strbuf *sb, double ns)
 }
 
 /*
- * The samples behind the counts: the counts themselves, unless they are
- * periods; then the stacks', or the header's total. UINT64_MAX: unknown.
+ * The samples behind the counts, in their units: the counts themselves,
+ * unless they are periods; then the stacks', or the header's total.
+ * UINT64_MAX: unknown.
  */
 static uint64_t samples_total(const struct profile *p)
 {
 	const struct profile_meta *m = profile_meta(p);
+	uint64_t f = profile_pow10(profile_decimals(p));
 
 	if (m->unit != PROFILE_UNIT_PERIODS)
 		return profile_total2(p);
 	if (profile_has_samples(p))
 		return profile_total_samples(p);
-	if (m->present & PROFILE_META_SAMPLES)
-		return m->samples;
+	if ((m->present & PROFILE_META_SAMPLES) && m->samples < UINT64_MAX / f)
+		return m->samples * f;
 	return UINT64_MAX;
 }
 
@@ -511,17 +517,19 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 {
 	const struct profile_meta *m = profile_meta(w->p);
 	const char *unit = w->o->count_name;
-	uint64_t seen, samples = samples_total(w->p);
+	uint64_t samples = samples_total(w->p);
 	uint64_t periods = profile_total_periods(w->p);
 	uint64_t period_ns = profile_period_ns(m);
+	unsigned int dec = profile_decimals(w->p);
+	double seen, whole;	/* samples, as counts rather than units */
 
 	if (w->diff) {
 		uint64_t a = profile_total(w->p), b = profile_total2(w->p);
 
 		sb_adds(sb, "before ");
-		add_grouped(sb, a);
+		add_count(sb, w->p, a);
 		sb_adds(sb, ", after ");
-		add_grouped(sb, b);
+		add_count(sb, w->p, b);
 		sb_addf(sb, " %s", unit);
 		if (a)
 			sb_addf(sb, " (%+.2f%%)",
@@ -531,20 +539,22 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	if (!(m->present & ~PROFILE_META_TITLE))
 		return;
 	if (samples != UINT64_MAX) {
-		add_grouped(sb, samples);
+		add_count(sb, w->p, samples);
 		sb_addf(sb, " %s", m->unit == PROFILE_UNIT_PERIODS ?
 			"samples" : unit);
 	} else {
-		add_grouped(sb, profile_total2(w->p));
+		add_count(sb, w->p, profile_total2(w->p));
 		sb_adds(sb, " periods");
 	}
 	if (periods && period_ns) {
 		sb_adds(sb, " (");
-		add_cpu_time(sb, (double)periods * (double)period_ns);
+		add_cpu_time(sb, profile_count_double(periods, dec) *
+			     (double)period_ns);
 		sb_adds(sb, " of CPU time)");
 	}
 	if (samples == UINT64_MAX)
 		samples = profile_total2(w->p);
+	whole = profile_count_double(samples, dec);
 	if (m->present & PROFILE_META_DURATION) {
 		sb_adds(sb, ", ");
 		add_duration(sb, m->duration_ns);
@@ -558,21 +568,21 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 		sb_adds(sb, ", ");
 		add_grouped(sb, m->dropped);
 		sb_adds(sb, " dropped");
-		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
-			samples + m->dropped;
-		if (seen)
+		seen = (m->present & PROFILE_META_RECORDED) ?
+			(double)m->recorded : whole + (double)m->dropped;
+		if (seen > 0)
 			sb_addf(sb, " (%.2f%%)",
-				100.0 * (double)m->dropped / (double)seen);
+				100.0 * (double)m->dropped / seen);
 	}
 	if (m->present & PROFILE_META_COST) {
 		sb_addf(sb, ", sampler %.0f ns/sample", m->cost_ns);
-		seen = (m->present & PROFILE_META_RECORDED) ? m->recorded :
-			samples;
+		seen = (m->present & PROFILE_META_RECORDED) ?
+			(double)m->recorded : whole;
 		if ((m->present & PROFILE_META_DURATION) &&
 		    (m->present & PROFILE_META_CPUS) && m->duration_ns &&
 		    m->cpus)
 			sb_addf(sb, " (%.3f%% CPU)",
-				100.0 * m->cost_ns * (double)seen /
+				100.0 * m->cost_ns * seen /
 				((double)m->duration_ns * (double)m->cpus));
 	}
 }
@@ -768,6 +778,9 @@ static void write_data(struct writer *w)
 		sb_adds(sb, ",\n\"truncleft\":true");
 	sb_adds(sb, ",\n\"total\":");
 	add_js_u64(sb, w->l.total);
+	/* decimals: counts are in units of 10^-decimals (profile.h). */
+	if (profile_decimals(w->p))
+		sb_addf(sb, ",\"decimals\":%u", profile_decimals(w->p));
 	/* countns: the CPU time of a count, for the tooltips. */
 	if (count_ns) {
 		sb_adds(sb, ",\"countns\":");
@@ -933,6 +946,8 @@ static int render(const struct profile *p, const struct svg_options *o,
 	struct strbuf meta = { 0 };
 	double fs = o->font_size, bottom = fs * 2 + 10, y;
 	char xbuf[32], note[160], fp_note[160];
+	char tbuf[PROFILE_COUNT_BUF], sbuf[PROFILE_COUNT_BUF];
+	uint64_t total;
 	bool throttled = profile_throttle_note(profile_meta(p), note,
 					       sizeof(note));
 	bool frameless = profile_frameless_note(profile_meta(p), true,
@@ -945,9 +960,18 @@ static int render(const struct profile *p, const struct svg_options *o,
 		sb_free(&w.sb);
 		return ret;
 	}
-	if (o->total && o->total < profile_total2(p))
-		fs_warn("--total %" PRIu64 " is less than the input's %" PRIu64 " counts; ignored",
-			o->total, profile_total2(p));
+	if (svg_total_units(o, p, &total)) {
+		fs_err("--total: too large for counts of %u decimals (2^64 units of 10^-%u at most)",
+		       profile_decimals(p), profile_decimals(p));
+		sb_free(&w.sb);
+		return -1;
+	}
+	if (total && total < profile_total2(p))
+		fs_warn("--total %s is less than the input's %s counts; ignored",
+			profile_fmt_count(tbuf, o->total, o->total_decimals,
+					  false),
+			profile_fmt_count(sbuf, profile_total2(p),
+					  profile_decimals(p), false));
 	if (o->cp) {
 		w.palmap = svg_palmap_load(o->palette_file);
 		if (!w.palmap)

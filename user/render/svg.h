@@ -67,7 +67,9 @@ struct svg_options {
 	const char *notes;	/* text kept in the SVG's <desc>: NULL */
 	double factor;		/* counts shown are multiplied by this: 1 */
 	uint64_t total;		/* percentages of this total if larger than
-				 * the samples' sum: 0 (the sum) */
+				 * the samples' sum: 0 (the sum); in units
+				 * of 10^-total_decimals */
+	unsigned int total_decimals;
 	const char *search_color;	/* "rgb(230,0,230)" */
 	bool random;		/* --random: each frame a random shade of its
 				 * palette, as flamegraph.pl: false */

@@ -49,6 +49,14 @@ struct fg_layout {
 	double min_samples;	/* narrower frames were merged */
 };
 
+/*
+ * --total in the units of p's counts (profile.h), rounded half up to its
+ * decimals, into *units (0 for none). Returns 0, or -1 when it does not
+ * fit 64 bits there.
+ */
+int svg_total_units(const struct svg_options *o, const struct profile *p,
+		    uint64_t *units);
+
 /* Merge, prune and place the frames of p as o asks. */
 void fg_layout_build(struct fg_layout *l, const struct profile *p,
 		     const struct svg_options *o);

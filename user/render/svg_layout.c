@@ -39,7 +39,7 @@ static uint32_t new_node(struct fg_layout *l)
 
 static void note_delta(struct fg_layout *l, int64_t d)
 {
-	uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
+	uint64_t a = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
 
 	if (a > l->max_delta)
 		l->max_delta = a;
@@ -84,6 +84,19 @@ static void close_top(struct walk *w)
 	c->self_delta = 0;
 	c->flags = 0;
 	l->n = ci + 1;
+}
+
+/*
+ * *acc += after - before, the counts being 64-bit: held within
+ * +-INT64_MAX (so that negating stays defined), which only the shade and
+ * the tooltip's share of a change past 2^63 units would notice.
+ */
+static void add_delta(int64_t *acc, uint64_t after, uint64_t before)
+{
+	__int128 v = (__int128)*acc + (__int128)after - (__int128)before;
+
+	*acc = v > INT64_MAX ? INT64_MAX : v < -INT64_MAX ? -INT64_MAX :
+	       (int64_t)v;
 }
 
 static uint32_t frame_at(const struct profile_stack *s, size_t i, bool rev)
@@ -132,8 +145,7 @@ static void add_stack(struct walk *w, const struct profile_stack *s,
 		w->bstart[d] = w->posb;
 		w->depth = d;
 	}
-	l->nodes[w->path[w->depth]].self_delta +=
-		(int64_t)count2 - (int64_t)count;
+	add_delta(&l->nodes[w->path[w->depth]].self_delta, count2, count);
 	w->pos += count2;
 	w->posb += count;
 }
@@ -207,7 +219,9 @@ void fg_layout_build(struct fg_layout *l, const struct profile *p,
 	l->samples = !profile_is_diff(p) && !o->flamechart &&
 		     profile_meta(p)->unit == PROFILE_UNIT_PERIODS &&
 		     profile_has_samples(p);
-	l->total = o->total > sum ? o->total : sum;
+	/* svg_render() refused a --total that does not fit. */
+	if (svg_total_units(o, p, &l->total) || l->total < sum)
+		l->total = sum;
 	if (o->min_width_pct) {
 		l->min_samples = (double)l->total * o->min_width / 100.0;
 	} else {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "profile/profile.h"
 #include "render/svg_int.h"
 
 void svg_options_init(struct svg_options *o)
@@ -207,24 +208,9 @@ static bool encoding_known(const char *enc)
 static const char palette_list[] =
 	"hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange";
 
-/* Digits only, in base 10 (never octal or hex), up to 2^64 - 1. */
-static int parse_decimal_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 {
+	unsigned int dec;
 	uint64_t v;
 	double d;
 	size_t n;
@@ -362,19 +348,14 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		break;
 	case OPT_TOTAL:
 		/*
-		 * flamegraph.pl takes any number: 0 is the sum, a fraction is
-		 * rounded (the widths are whole counts). Integers are taken
-		 * exactly, up to 2^64 - 1: the SVG draws and tells them so.
+		 * A count like the input's, fractions included, up to 2^64 - 1
+		 * units; 0 is the sum, as in flamegraph.pl.
 		 */
-		if (parse_decimal_u64(arg, &v) == 0) {
-			o->total = v;
-			break;
-		}
-		if (parse_double(arg, &d) || !(d >= 0) ||
-		    d >= 18446744073709551616.0)
+		if (profile_parse_count(arg, strlen(arg), &v, &dec, NULL))
 			return bad("total", arg,
-				   "expected a count up to 2^64 - 1, 0 for the samples' sum");
-		o->total = (uint64_t)nearbyint(d);
+				   "expected a count, 0 for the samples' sum");
+		o->total = v;
+		o->total_decimals = dec;
 		break;
 	case OPT_SEARCHCOLOR:
 		if (!css_safe(arg))
@@ -391,6 +372,27 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 	default:
 		return 1;
 	}
+	return 0;
+}
+
+int svg_total_units(const struct svg_options *o, const struct profile *p,
+		    uint64_t *units)
+{
+	unsigned int d = profile_decimals(p), od = o->total_decimals;
+	uint64_t f;
+
+	*units = 0;
+	if (!o->total)
+		return 0;
+	if (od > d) {
+		f = profile_pow10(od - d);
+		*units = o->total / f + (o->total % f >= f / 2);
+		return 0;
+	}
+	f = profile_pow10(d - od);
+	if (o->total > UINT64_MAX / f)
+		return -1;
+	*units = o->total * f;
 	return 0;
 }
 

@@ -25,6 +25,8 @@
 // known. Counts past 2^53 (up to 2^64 - 1), which a number does not hold,
 // are decimal strings; the script then keeps every position as a BigInt,
 // so that differences of positions, the view's offsets, stay exact.
+// Counts are in units of 10^-fsData.decimals (absent: whole counts), as
+// the input wrote them.
 "use strict";
 (function () {
 	var D = fsData;
@@ -87,17 +89,32 @@
 		}
 	}
 
-	// Numbers as flamegraph.pl prints them: 1,234,567. v is an exact
-	// count (number, BigInt or decimal string) or a product of one.
-	function grouped(v) {
-		var s;
+	// Units as the input wrote the count, grouped as flamegraph.pl prints
+	// numbers: "1,234,567", "0.5". v is an exact count (number, BigInt or
+	// decimal string) or a product of one.
+	var DEC = D.decimals || 0, UNIT = Math.pow(10, DEC);
+	function units(v) {
+		var s, f = "";
 		if (typeof v !== "number")
 			s = String(v);
 		else if (v >= 1e21 && typeof BigInt === "function")
 			s = BigInt(Math.round(v)).toString();	// not "1e+21"
 		else
 			s = Math.round(v).toString();
-		return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+		if (!/^\d+$/.test(s))
+			return s;
+		if (DEC) {
+			while (s.length <= DEC)
+				s = "0" + s;
+			f = s.slice(s.length - DEC).replace(/0+$/, "");
+			s = s.slice(0, s.length - DEC);
+		}
+		return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (f ? "." + f : "");
+	}
+
+	// A frame's count times --factor, to as many decimals as the input's.
+	function countText(v) {
+		return units(D.factor === 1 ? v : Number(v) * D.factor);
 	}
 
 	function pct(v, t) {
@@ -124,12 +141,11 @@
 		if (f.title !== undefined)
 			return f.title;
 		if (D.countns)
-			parts.push(duration(Number(f.w) * D.countns));
+			parts.push(duration(Number(f.w) / UNIT * D.countns));
 		if (D.s)
-			parts.push(grouped(D.s[f.i]) + " samples");
+			parts.push(units(D.s[f.i]) + " samples");
 		else if (D.countname)
-			parts.push(grouped(D.factor === 1 ? f.w : Number(f.w) * D.factor) +
-				   " " + D.countname);
+			parts.push(countText(f.w) + " " + D.countname);
 		parts.push(pct(f.w, total) + "%");
 		t = f.name + " (" + parts.join(", ");
 		if (D.diff) {
