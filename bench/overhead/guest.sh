@@ -108,11 +108,6 @@ stop() {
 	wait "$1" 2>/dev/null
 }
 
-# fs_stat NAME: a counter of the flamestat module.
-fs_stat() {
-	awk -v k="$1" '$1 == k {print $2}' /sys/class/misc/flamestat/stats
-}
-
 # stat_read NAME: a counter of the flamestat module into $STAT, with shell
 # builtins only. Just before a timed run no process may be started:
 # flamestat pins a sampled new process's address space for up to 100 ms
@@ -207,7 +202,12 @@ prof_flamestat() {
 		"window_samples=$((s1 - s0)) recorded=$recorded cost_ns=${cost:-?}"
 	# Every timer firing of the session, idle ones included, against
 	# the time it ran (the module's counters outlive the recording).
-	echo "@@BENCH-RATE wl=$WL rep=$REP samples=$(fs_stat samples) duration_ns=$(fs_stat running_ns) cpus=$(nproc) overruns=$(fs_stat overruns)"
+	stat_read samples
+	s2=$STAT
+	stat_read running_ns
+	d2=$STAT
+	stat_read overruns
+	echo "@@BENCH-RATE wl=$WL rep=$REP samples=$s2 duration_ns=$d2 cpus=$(nproc) overruns=$STAT"
 	keep "$W/fs.folded" "flamestat-$WL.folded"
 	keep "$W/fs.svg" "flamestat-$WL.svg"
 	keep "$W/fs.fstat" "flamestat-$WL.fstat"

@@ -8,40 +8,13 @@
 #
 #   profile.sh WORK IMAGE_DIR
 #
-# Needs a QEMU with TCG plugin support (API version 1, QEMU 7.x).
+# The boot is insnboot.sh's (a QEMU with TCG plugin support).
 set -u
 work=$1 img=$2
 here=$(cd "$(dirname "$0")" && pwd)
 dir="$work/profile"
-rm -rf "$dir"
-mkdir -p "$dir/bin"
-
-gcc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
-	-o "$dir/insnprof.so" "$here/insnprof.c" -lpthread || {
-	echo "profile: cannot build the insnprof plugin" >&2; exit 1; }
-# boot.sh starts QEMU by name: a wrapper ahead in PATH adds the plugin.
-real=$(command -v qemu-system-x86_64) || { echo "profile: no qemu-system-x86_64" >&2; exit 1; }
-cat >"$dir/bin/qemu-system-x86_64" <<EOF
-#!/bin/sh
-# Added by bench/overhead/profile.sh: the insnprof plugin on guest boots.
-case " \$* " in
-*" -kernel "*) exec "$real" "\$@" -plugin "$dir/insnprof.so,out=$dir/insnprof.out" ;;
-esac
-exec "$real" "\$@"
-EOF
-chmod 755 "$dir/bin/qemu-system-x86_64"
-
-PATH="$dir/bin:$PATH" "$TOP/tests/vm/boot.sh" --rootfs "$img" -o "$dir/vm" --mem 2048 \
-	--disk-mb 256 --smp 1 --icount --append "fs.bench=profile nokaslr" >"$dir/boot.log" 2>&1
-rc=$?
-tr -d '\r' <"$dir/vm/channel.log" | grep -a '^@@BENCH' >"$dir/results"
-if [ $rc != 0 ] || ! grep -q '^mark ' "$dir/insnprof.out" 2>/dev/null; then
-	tail -n 20 "$dir/boot.log" "$dir/vm/console.log" >&2
-	echo "profile: the guest failed, or the plugin saw no marker (QEMU without plugin support?)" >&2
-	exit 1
-fi
+"$here/insnboot.sh" "$dir" "$img" profile || exit 1
 ksyms="$dir/vm/artifacts/overhead/kallsyms"
-[ -s "$ksyms" ] || { echo "profile: the guest saved no kallsyms" >&2; exit 1; }
 
 # Windows: timeit marks before and after each run, so run i (1-based, in
 # the order of the results) is mark 2i-1. Floor and flamestat alternate
