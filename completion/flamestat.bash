@@ -10,7 +10,7 @@ _flamestat_svg_opts="--title --subtitle --width --height --minwidth --fonttype
 	--random --cp --reverse --inverted --flamechart --negate --notes --factor
 	--total --search-color --no-fluid --no-kernel-color --nameattr --encoding
 	--colordiffusion --truncate-text-left --truncate-text-right --base
-	--uicolor --no-sort --no-javascript"
+	--uicolor --stroke-color --no-sort --no-javascript"
 
 _flamestat()
 {
@@ -46,7 +46,7 @@ _flamestat()
 	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
-	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor) return ;;
+	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor|--stroke-color) return ;;
 	esac
 
 	local opts

@@ -16,7 +16,9 @@
 //                       "details"/"zoomDetails": [NAME, WANT],
 //                       "search": [REGEX, "PERCENT"]}],
 //              "options": {"nameattr":..., "right":..., "left":..., "zoom":...,
-//                          "nojs":...}}
+//                          "nojs":...},
+//              "stroke": {"svg":..., "frames": [NAME...], "zoom": NAME,
+//                         "children": [NAME...]}}
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -662,6 +664,61 @@ async function optionChecks(ctx, c) {
 }
 
 
+// --stroke-color: every frame a box with an outline of that colour (blue
+// here; the hot palette has little blue). Along the row through a frame's
+// middle the pixels inside are its fill, and within a pixel of each end
+// the outline is painted; so for the frame zoomed into, now as wide as the
+// view, and for its children after the zoom.
+async function strokeChecks(ctx, helper, c) {
+	const page = await ctx.newPage();
+	const errors = [];
+	page.on("pageerror", e => errors.push(e.message));
+	await page.setViewportSize({ width: 1200, height: 700 });
+	await page.goto("file://" + path.resolve(c.svg));
+	await page.waitForFunction(() => window.flamestat !== undefined);
+	const boxes = names => page.evaluate(ns => ns.map(n => {
+		const el = [...document.querySelectorAll("#frames path")]
+			.filter(e => e.fsFrame && e.fsFrame.name === n)
+			.sort((a, b) => b.fsFrame.w - a.fsFrame.w)[0];
+		const r = el.getBoundingClientRect();
+		return { name: n, left: r.left, right: r.right, y: r.top + r.height / 2,
+			 fx: String(el.fsFrame.x), depth: el.fsFrame.depth,
+			 fill: getComputedStyle(el).fill };
+	}), names);
+	// Bluer than the background (about -40) and any hot-palette fill
+	// (below -100), even where the 1 px outline straddles two pixels and
+	// is blended half and half with the fill or the background.
+	const blue = p => p[2] - (p[0] + p[1]) / 2 >= 20;
+	const look = async (tag, list) => {
+		for (const b of list) {
+			const fill = rgb(b.fill), mid = (b.left + b.right) / 2;
+			const px = await pixels(page, helper, [[mid, b.y],
+				[b.left - 1, b.y], [b.left, b.y], [b.left + 1, b.y],
+				[b.right - 1, b.y], [b.right, b.y], [b.right + 1, b.y]]);
+			const inside = fill && px[0].every((v, i) => Math.abs(v - fill[i]) <= 3);
+			const l = px.slice(1, 4).some(blue), r = px.slice(4).some(blue);
+			check("browser-stroke-" + tag + "-" + b.name, inside && l && r,
+			      "centre " + px[0] + " (fill " + b.fill + "), left " +
+			      px.slice(1, 4).join(" | ") + ", right " + px.slice(4).join(" | "));
+		}
+	};
+	await look("static", await boxes(c.frames));
+	const z = (await boxes([c.zoom]))[0];
+	await page.evaluate(b => window.flamestat.zoom(b.fx, b.depth), z);
+	const zb = await boxes([c.zoom].concat(c.children));
+	await look("zoomed", zb);
+	// Nothing of the frames outside the view shows: above the highest
+	// frame in view, the view's right end is background, not outline.
+	const top = Math.min.apply(null, zb.map(b => b.y)), edge = zb[0].right;
+	const out = await pixels(page, helper, [16, 32, 48].flatMap(dy =>
+		[[edge - 2, top - dy], [edge - 1, top - dy], [edge, top - dy]]));
+	check("browser-stroke-zoomed-nothing-outside", !out.some(blue),
+	      "right end of the view above the frames: " + out.join(" | "));
+	check("browser-stroke-no-js-errors", errors.length === 0, errors.join("; "));
+	await page.screenshot({ path: path.join(outdir, "browser-stroke.png") });
+	await page.close();
+}
+
 (async () => {
 	let ctx;
 	try {
@@ -697,6 +754,11 @@ async function optionChecks(ctx, c) {
 		}
 		if (cases.options)
 			await optionChecks(ctx, cases.options);
+		if (cases.stroke) {
+			const helper = await ctx.newPage();
+			await strokeChecks(ctx, helper, cases.stroke);
+			await helper.close();
+		}
 	} catch (e) {
 		fail("browser-run", e.stack || e.message);
 	}

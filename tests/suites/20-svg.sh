@@ -139,6 +139,8 @@ done
 golden basic-nameattr svg --nameattr $I/basic.nameattr $I/basic.folded
 golden latin1 svg --encoding ISO-8859-1 $I/latin1.folded
 golden basic-diffusion svg --colordiffusion $I/basic.folded
+# --stroke-color: boxes, filled by class, outlined (inferno's option).
+golden basic-stroke svg --stroke-color '#203040' $I/basic.folded
 golden basic-base svg --base do_syscall_64 --base vfs_statx_[k] $I/basic.folded
 golden basic-static svg --no-javascript --truncate-text-left --uicolor '#3050a0' \
 	--width 600 $I/basic.folded
@@ -457,6 +459,9 @@ expect_status base-chart 2 "base cuts and merges stacks: not with --flamechart" 
 	grep -qF '#title,#details,#unzoom,#search,#ignorecase,#matched{fill:#3050a0}' "$OUT/basic-static.svg" &&
 	pass static-left-uicolor || fail static-left-uicolor "script, buttons, no label cut on the left, or no uicolor rule"
 expect_status uicolor-bad 2 "uicolor 'red': expected #rrggbb" svg --uicolor red "$IN/basic.folded"
+expect_status stroke-color-bad 2 "stroke-color 'x;y': expected a CSS colour" svg --stroke-color 'x;y' "$IN/basic.folded"
+"$FS" svg --stroke-color none "$IN/basic.folded" | cmp -s - "$OUT/basic.svg" &&
+	pass stroke-color-none || fail stroke-color-none "--stroke-color none is not the default drawing"
 "$FS" svg --no-sort "$IN/basic.folded" | cmp -s - "$OUT/basic.svg" && pass no-sort-same || fail no-sort-same "--no-sort changed the graph"
 grep -q '^\.root{stroke:#ff6464}$' "$OUT/basic-diffusion.svg" && grep -q '^\.d[0-9]*{stroke:#ff' "$OUT/basic-diffusion.svg" &&
 	pass diffusion-red || fail diffusion-red "$(grep '^\.[rd]' "$OUT/basic-diffusion.svg" | head -3 | tr '\n' ' ')"

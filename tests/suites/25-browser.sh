@@ -129,7 +129,8 @@ big_json=$(IFS=,; echo "${big_cases[*]}")
 G="$TOP/tests/golden/inputs"
 "$FS" svg --nameattr "$G/basic.nameattr" "$G/basic.folded" >"$OUT/nameattr.svg" 2>/dev/null &&
 "$FS" svg --minwidth 0 --truncate-text-left "$OUT/graph.folded" >"$OUT/truncleft.svg" &&
-"$FS" svg --no-javascript "$G/basic.folded" >"$OUT/nojs.svg" || {
+"$FS" svg --no-javascript "$G/basic.folded" >"$OUT/nojs.svg" &&
+"$FS" svg --stroke-color '#0000ff' "$G/basic.folded" >"$OUT/stroke.svg" || {
 	fail browser-render-options "flamestat could not render the option graphs"
 	exit 1
 }
@@ -154,13 +155,15 @@ cat >"$OUT/cases.json" <<JSON
 	 "want": "Function: b (9,007,199,254,740,991 samples, 100.00%)"}],
  "big": [$big_json],
  "options": {"nameattr": "$OUT/nameattr.svg", "right": "$OUT/graph.svg",
-	     "left": "$OUT/truncleft.svg", "zoom": "nginx", "nojs": "$OUT/nojs.svg"}}
+	     "left": "$OUT/truncleft.svg", "zoom": "nginx", "nojs": "$OUT/nojs.svg"},
+ "stroke": {"svg": "$OUT/stroke.svg", "frames": ["main", "yyparse", "fork"],
+	    "zoom": "reader_loop", "children": ["read_command", "yyparse", "yylex"]}}
 JSON
 NODE_PATH="$NODE_DIR/node_modules" CHROMIUM="$CHROMIUM" \
 	timeout 300 node "$TOP/tests/browser/flamegraph-test.js" "$OUT/cases.json" "$OUT"
 rc=$?
 for png in browser-graph browser-search browser-zoom browser-diff browser-static \
-	browser-truncate-left browser-no-javascript; do
+	browser-truncate-left browser-no-javascript browser-stroke; do
 	[ -s "$OUT/$png.png" ] && pass "screenshot-$png ($OUT/$png.png)" ||
 		fail "screenshot-$png" "no $OUT/$png.png"
 done

@@ -72,6 +72,11 @@ struct writer {
 	uint32_t *rgb_slot;	/* rgb index + 1 by colour; 0 free */
 	size_t nrgb, rgb_alloc, rgb_mask;
 	uint64_t rng;		/* --random */
+	/*
+	 * --stroke-color: frames are boxes, from box_top to box_top +
+	 * box_height around the row's middle line, filled, and outlined.
+	 */
+	char box_top[16], box_height[16];
 	double scale;		/* px per sample at the static width */
 	bool scaled;		/* total > COORD_MAX: units are not counts */
 	double top;		/* y of the frames area */
@@ -418,6 +423,8 @@ static void write_style(struct writer *w)
 	uint32_t key;
 	char *used;
 	size_t i;
+	/* A frame's colour: its line's, or with an outline its box's fill. */
+	const char paint = o->stroke_color ? 'f' : 's';
 
 	svg_bg_colors(o, top, bottom);
 	sb_addf(sb, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
@@ -430,7 +437,10 @@ static void write_style(struct writer *w)
 	if (o->ui_color)
 		sb_addf(sb, "#title,#details,#unzoom,#search,#ignorecase,#matched{fill:%s}\n",
 			o->ui_color);
-	sb_adds(sb, ".root{stroke:");
+	if (o->stroke_color)
+		sb_addf(sb, "#frames path{fill:inherit;stroke:%s;stroke-width:1px;vector-effect:non-scaling-stroke}\n#frames path:hover{stroke-opacity:1;fill-opacity:0.6}\n#frames path.m{fill:%s}\n#frames .more{fill:#c4c4c4}\n",
+			o->stroke_color, o->search_color);
+	sb_adds(sb, paint == 'f' ? ".root{fill:" : ".root{stroke:");
 	add_color(sb, root_color(w));
 	sb_adds(sb, "}\n");
 	/* One rule per colour in use, in key order. */
@@ -443,7 +453,7 @@ static void write_style(struct writer *w)
 			continue;
 		sb_add(sb, ".", 1);
 		add_key_class(sb, w, key);
-		sb_adds(sb, "{stroke:");
+		sb_adds(sb, paint == 'f' ? "{fill:" : "{stroke:");
 		add_color(sb, key_color(w, key));
 		sb_adds(sb, "}\n");
 	}
@@ -633,6 +643,21 @@ static void write_frames(struct writer *w)
 			/* One line per colour group: a frame is ~27 bytes. */
 			sb_adds(sb, "<path d=\"M");
 			add_u64(sb, coord(w, n->x));
+			if (o->stroke_color) {
+				/* A filled box: the outline needs its edges. */
+				sb_adds(sb, " ");
+				sb_adds(sb, w->box_top);
+				sb_adds(sb, "h");
+				add_u64(sb, coord(w, n->x + n->width) -
+					    coord(w, n->x));
+				sb_adds(sb, "v");
+				sb_adds(sb, w->box_height);
+				sb_adds(sb, "h-");
+				add_u64(sb, coord(w, n->x + n->width) -
+					    coord(w, n->x));
+				sb_adds(sb, "z\"/>");
+				continue;
+			}
 			sb_adds(sb, " 0h");
 			add_u64(sb, coord(w, n->x + n->width) - coord(w, n->x));
 			sb_adds(sb, "\"/>");
@@ -776,6 +801,10 @@ static void write_data(struct writer *w)
 	}
 	if (o->truncate_left)
 		sb_adds(sb, ",\n\"truncleft\":true");
+	/* box: --stroke-color's frames are boxes, [top, height] in the row. */
+	if (o->stroke_color)
+		sb_addf(sb, ",\n\"box\":[\"%s\",\"%s\"]", w->box_top,
+			w->box_height);
 	sb_adds(sb, ",\n\"total\":");
 	add_js_u64(sb, w->l.total);
 	/* decimals: counts are in units of 10^-decimals (profile.h). */
@@ -994,6 +1023,10 @@ static int render(const struct profile *p, const struct svg_options *o,
 	meta_line(&w, &meta);
 	w.scale = ((double)o->width - 2 * XPAD) / (double)w.l.total;
 	w.scaled = w.l.total > COORD_MAX;
+	snprintf(w.box_top, sizeof(w.box_top), "%g",
+		 -(double)(o->frame_height - 1) / 2.0);
+	snprintf(w.box_height, sizeof(w.box_height), "%u",
+		 o->frame_height - 1);
 	w.top = fs * 3 + (o->subtitle ? fs * 2 : 0) + (meta.len ? fs * 1.5 : 0) +
 		(throttled ? fs * 1.5 : 0) + (frameless ? fs * 1.5 : 0);
 	w.height = w.top + (double)(w.l.max_depth + 1) * o->frame_height +

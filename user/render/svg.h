@@ -86,6 +86,9 @@ struct svg_options {
 	bool truncate_left;	/* labels cut on the left, "..name_end"
 				 * (inferno's default): false (flamegraph.pl:
 				 * on the right) */
+	const char *stroke_color;	/* CSS colour of an outline around
+				 * every frame (inferno's --stroke-color):
+				 * NULL (none) */
 	const char *ui_color;	/* "#rrggbb" of the title, buttons and details
 				 * bar (inferno's --uicolor): NULL (black) */
 	bool javascript;	/* false: a static SVG, no script and no

@@ -63,6 +63,7 @@ enum {
 	OPT_FACTOR, OPT_TOTAL, OPT_SEARCHCOLOR, OPT_NOFLUID, OPT_NOKERNEL,
 	OPT_NAMEATTR, OPT_ENCODING, OPT_DIFFUSION, OPT_TRUNC_LEFT,
 	OPT_TRUNC_RIGHT, OPT_BASE, OPT_UICOLOR, OPT_NOSORT, OPT_NOJS,
+	OPT_STROKECOLOR,
 };
 
 const struct option svg_getopt_options[] = {
@@ -99,6 +100,7 @@ const struct option svg_getopt_options[] = {
 	{ "truncate-text-right", no_argument, NULL, OPT_TRUNC_RIGHT },
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "uicolor", required_argument, NULL, OPT_UICOLOR },
+	{ "stroke-color", required_argument, NULL, OPT_STROKECOLOR },
 	{ "no-sort", no_argument, NULL, OPT_NOSORT },
 	{ "no-javascript", no_argument, NULL, OPT_NOJS },
 	{ NULL, 0, NULL, 0 },
@@ -152,6 +154,7 @@ const char svg_options_help[] =
 "                         (default 0: the sum)\n"
 "      --search-color C   highlight of search matches (rgb(230,0,230))\n"
 "      --uicolor #RRGGBB  colour of the title, buttons and details (black)\n"
+"      --stroke-color C   outline every frame in CSS colour C (default none)\n"
 "      --truncate-text-left   cut long labels on the left, \"..end\" (default:\n"
 "                         on the right, \"start..\", --truncate-text-right)\n"
 "      --no-fluid         fixed width instead of filling the window\n"
@@ -362,6 +365,13 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 			return bad("search-color", arg,
 				   "expected a CSS colour such as #e600e6");
 		o->search_color = arg;
+		break;
+	case OPT_STROKECOLOR:
+		if (!css_safe(arg))
+			return bad("stroke-color", arg,
+				   "expected a CSS colour such as #000000");
+		/* inferno's "none", its default: no outline. */
+		o->stroke_color = strcmp(arg, "none") ? arg : NULL;
 		break;
 	case OPT_NOFLUID:
 		o->fluid = false;

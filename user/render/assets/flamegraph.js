@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // Interactivity of flamestat's flame graphs: details, zoom, search, URL.
 //
-// svg.c writes each frame as <path d="M{x} 0h{width}"/> inside the nested
+// svg.c writes each frame as <path d="M{x} 0h{width}"/> (with
+// --stroke-color a box, "M{x} {top}h{width}v{height}h-{width}z", see
+// pathD) inside the nested
 // <svg id="frames">, whose viewBox maps frame units to pixels: the counts
 // (samples, or periods) themselves when the total is at most 2^24, else
 // the counts scaled to 2^24 units, with the exact x and width of each
@@ -43,6 +45,11 @@
 	// (and the browser has them; else numbers, close enough to draw).
 	var big = typeof D.total === "string" && typeof BigInt === "function";
 	var ZOOM = 16777216;	// units across a zoomed view: 2^24, see above
+	// An outline (--stroke-color) reaches half a pixel past its box, so
+	// the outlines of frames left at x = 0 would show at the right edge
+	// of a view ending at 0: with outlines the view ends GAP units (about
+	// 70 px) before 0. Float32 spacing there is 2 units, 1/7000 px.
+	var GAP = D.box ? 1048576 : 0;
 	var total, zero, staticBox;
 
 	function byId(id) { return document.getElementById(id); }
@@ -71,7 +78,7 @@
 				c = rows[d].children[g].getAttribute("class");
 				for (j = 0; j < rows[d].children[g].children.length; j++) {
 					el = rows[d].children[g].children[j];
-					m = /^M(\d+) 0h(\d+)$/.exec(el.getAttribute("d"));
+					m = /^M(\d+) [-0-9.]+h(\d+)/.exec(el.getAttribute("d"));
 					i = k++;
 					// sx, sw: the file's coordinates; x, w: counts.
 					f = { el: el, sx: +m[1], sw: +m[2], depth: d, i: i,
@@ -206,12 +213,21 @@
 		labels.appendChild(frag);
 	}
 
+	// A frame's path at x, w wide: a line along the row's middle, or with
+	// --stroke-color (fsData.box: top and height) a box to outline.
+	function pathD(x, w) {
+		if (D.box)
+			return "M" + x + " " + D.box[0] + "h" + w + "v" + D.box[1] +
+				"h-" + w + "z";
+		return "M" + x + " 0h" + w;
+	}
+
 	// The zoomed view: the frame, its descendants and its ancestors
 	// (clipped to it) get coordinates relative to the view, ZOOM units
 	// across, so they need no rewriting when the window is resized.
 	// Positions are differences of exact counts, so a frame a billionth
 	// of the total lands as exactly as one that is half of it. The view
-	// is -ZOOM to 0: every other frame keeps the file's coordinates, all
+	// is -ZOOM to 0 (-GAP): every other frame keeps the file's coordinates, all
 	// at 0 or more, right of the view, where the nested <svg> clips them
 	// (neither drawn nor hoverable). Hiding them instead (display: none)
 	// restyles every frame, seconds for 100,000 of them.
@@ -223,19 +239,19 @@
 			if (g.depth < view.depth) {
 				if (g.x > vx || g.end < vend)
 					continue;
-				a = -ZOOM;
-				b = 0;
+				a = -ZOOM - GAP;
+				b = -GAP;
 				g.el.classList.add("p");
 			} else if (g.x >= vx && g.end <= vend) {
-				a = Math.round(sub(g.x, vx) / vw * ZOOM) - ZOOM;
-				b = Math.round(sub(g.end, vx) / vw * ZOOM) - ZOOM;
+				a = Math.round(sub(g.x, vx) / vw * ZOOM) - ZOOM - GAP;
+				b = Math.round(sub(g.end, vx) / vw * ZOOM) - ZOOM - GAP;
 			} else {
 				continue;
 			}
-			g.el.setAttribute("d", "M" + a + " 0h" + (b - a));
+			g.el.setAttribute("d", pathD(a, b - a));
 			shown.push(g);
 		}
-		frames.setAttribute("viewBox", -ZOOM + " 0 " + ZOOM + " " +
+		frames.setAttribute("viewBox", (-ZOOM - GAP) + " 0 " + ZOOM + " " +
 				    frames.getAttribute("height"));
 	}
 
@@ -244,7 +260,7 @@
 		var i, g;
 		for (i = 0; i < shown.length; i++) {
 			g = shown[i];
-			g.el.setAttribute("d", "M" + g.sx + " 0h" + g.sw);
+			g.el.setAttribute("d", pathD(g.sx, g.sw));
 			g.el.classList.remove("p");
 		}
 		shown = [];
