@@ -61,6 +61,24 @@ static void fst_procdb_scan_work(struct work_struct *work);
 static void fst_procdb_young_work(struct work_struct *work);
 
 /*
+ * Any context. Every queueing of the scan and of the young window's work
+ * goes through these: neither queues anything once the database is dying
+ * (fst_procdb_release()).
+ */
+static void fst_procdb_queue_scan(struct fst_procdb *db)
+{
+	if (!READ_ONCE(db->dying))
+		queue_work(fst_wq_unbound, &db->scan_work);
+}
+
+static void fst_procdb_queue_young(struct fst_procdb *db)
+{
+	if (!READ_ONCE(db->dying))
+		queue_delayed_work(fst_wq_unbound, &db->young_work,
+				   FST_YOUNG_POLL);
+}
+
+/*
  * Hard-irq or, on PREEMPT_RT, the irq_work thread: a sample asked for a
  * scan. The hrtimer callback only queues this irq_work: one CPU at a time
  * then takes the workqueue's pool lock, after the sampling interrupt.
@@ -70,7 +88,7 @@ static void fst_procdb_scan_kick(struct irq_work *work)
 	struct fst_procdb *db = container_of(work, struct fst_procdb,
 					     scan_kick);
 
-	queue_work(fst_wq_unbound, &db->scan_work);
+	fst_procdb_queue_scan(db);
 }
 
 static struct fst_index *fst_index_alloc(u32 size)
@@ -183,11 +201,23 @@ static void fst_procdb_release(struct kref *ref)
 	struct fst_procdb *db = container_of(ref, struct fst_procdb, ref);
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
 
-	/* Each of these can queue the next: stop them in turn, twice. */
+	/*
+	 * The scan queues the young window's work and that queues the scan.
+	 * Once dying is set, a run that starts queues nothing; only the runs
+	 * already under way (at most one of each) can queue the other once.
+	 * The first round waits for those and cancels what they queued, the
+	 * second what a run of the first round's could still have queued.
+	 * Cancelling each once let a young run queue a scan after the scan
+	 * was cancelled: the scan then wrote into the freed slots (KASAN on
+	 * the 7.2 debug kernel, 93-stress at its long size).
+	 */
+	WRITE_ONCE(db->dying, true);
+	smp_mb();	/* dying before any run that the cancels wait for */
 	irq_work_sync(&db->scan_kick);
-	cancel_delayed_work_sync(&db->young_work);
-	cancel_work_sync(&db->scan_work);
-	cancel_delayed_work_sync(&db->young_work);
+	for (i = 0; i < 2; i++) {
+		cancel_delayed_work_sync(&db->young_work);
+		cancel_work_sync(&db->scan_work);
+	}
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
 
@@ -822,8 +852,7 @@ static void fst_proc_unpin(struct fst_procdb *db, struct fst_proc *p,
 		p->young_until = jiffies + FST_YOUNG;
 		set_bit(FST_PROC_YOUNG, &p->bits);
 		if (!db->nr_young++)
-			queue_delayed_work(fst_wq_unbound, &db->young_work,
-					   FST_YOUNG_POLL);
+			fst_procdb_queue_young(db);
 	}
 	/* A sampler may have pinned it again meanwhile: one pin is enough. */
 	if (!test_bit(FST_PROC_YOUNG, &p->bits) ||
@@ -987,11 +1016,10 @@ static void fst_procdb_young_work(struct work_struct *work)
 		scan = true;
 	}
 	if (db->nr_young)
-		queue_delayed_work(fst_wq_unbound, &db->young_work,
-				   FST_YOUNG_POLL);
+		fst_procdb_queue_young(db);
 	mutex_unlock(&db->lock);
 	if (scan)
-		queue_work(fst_wq_unbound, &db->scan_work);
+		fst_procdb_queue_scan(db);
 }
 
 static void fst_procdb_scan_work(struct work_struct *work)
@@ -1251,7 +1279,7 @@ void fst_procdb_maintain(struct fst_procdb *db, bool sync)
 	fst_slots_refill(db);
 	mutex_unlock(&db->lock);
 	if (rescan)
-		queue_work(fst_wq_unbound, &db->scan_work);
+		fst_procdb_queue_scan(db);
 	if (sync)
 		flush_work(&db->scan_work);
 }

@@ -171,6 +171,11 @@ struct fst_procdb {
 	unsigned long starved;	/* FST_STARVED*: asks the worker for room */
 	unsigned long gen;	/* bumped when an index entry dies */
 	struct work_struct scan_work;
+	/*
+	 * Set once the last reference is gone: the scan and the young
+	 * window's work, which queue each other, queue nothing more.
+	 */
+	bool dying;
 	/* Ends the young windows (FST_PROC_YOUNG); nr_young counts them. */
 	struct delayed_work young_work;
 	u32 nr_young;		/* lock */
