@@ -288,9 +288,10 @@ static void read_line(struct reader *r, const char *s, size_t len)
 		bad_line(r, "no stack before the count");
 		return;
 	}
-	for (n = 0, start = 0, i = 0; i <= end; i++) {
-		if (i < end && s[i] != ';')
-			continue;
+	for (n = 0, start = 0; start <= end; start = i + 1) {
+		const char *sep = memchr(s + start, ';', end - start);
+
+		i = sep ? (size_t)(sep - s) : end;
 		if (n == r->ids_cap) {
 			r->ids_cap = r->ids_cap ? r->ids_cap * 2 : 256;
 			r->ids = xreallocarray(r->ids, r->ids_cap,
@@ -298,7 +299,6 @@ static void read_line(struct reader *r, const char *s, size_t len)
 		}
 		r->ids[n++] = profile_intern_hashed(r->p, s + start, i - start,
 				profile_hash_bytes(s + start, i - start));
-		start = i + 1;
 	}
 	if (profile_add_ids_dec(r->p, r->ids, n, count, count2, dec, diff,
 				&rounded)) {
