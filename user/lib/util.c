@@ -138,17 +138,10 @@ void sb_grow(struct strbuf *sb, size_t extra)
 	sb->buf[sb->len] = '\0';
 }
 
-void sb_add(struct strbuf *sb, const char *s, size_t n)
+char *sb_reserve(struct strbuf *sb, size_t extra)
 {
-	sb_grow(sb, n);
-	memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
-}
-
-void sb_adds(struct strbuf *sb, const char *s)
-{
-	sb_add(sb, s, strlen(s));
+	sb_grow(sb, extra);
+	return sb->buf;
 }
 
 void sb_addf(struct strbuf *sb, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Exit statuses; documented in flamestat(1). Each failure cause has its own. */
 enum fs_exit {
@@ -47,8 +48,29 @@ struct strbuf {
 	size_t cap;
 };
 void sb_grow(struct strbuf *sb, size_t extra);
-void sb_add(struct strbuf *sb, const char *s, size_t n);
-void sb_adds(struct strbuf *sb, const char *s);
+/* sb_grow(), then the buffer: never NULL. */
+char *sb_reserve(struct strbuf *sb, size_t extra)
+	__attribute__((returns_nonnull));
+
+/*
+ * Inline: the SVG writer appends a few bytes at a time, hundreds of
+ * thousands of times, mostly string literals whose length the compiler
+ * knows; only growing is a call.
+ */
+static inline void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	char *buf = sb->buf && sb->len + n + 1 <= sb->cap ? sb->buf :
+		    sb_reserve(sb, n);
+
+	memcpy(buf + sb->len, s, n);
+	sb->len += n;
+	buf[sb->len] = '\0';
+}
+
+static inline void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_reset(struct strbuf *sb);
