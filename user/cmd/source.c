@@ -12,7 +12,8 @@
 enum {
 	OPT_COMM_PID = 0x200, OPT_PER_CPU_ROOT, OPT_DELIM, OPT_ADDRESSES,
 	OPT_RAW_NAMES, OPT_NO_ANNOTATE, OPT_DEBUG_DIR, OPT_SYSROOT,
-	OPT_PERFMAP_DIR, OPT_KALLSYMS, OPT_VERBOSE,
+	OPT_PERFMAP_DIR, OPT_KALLSYMS, OPT_VERBOSE, OPT_INLINE, OPT_LINES,
+	OPT_DEBUGINFOD,
 };
 
 const struct option src_getopt_options[] = {
@@ -27,6 +28,9 @@ const struct option src_getopt_options[] = {
 	{ "perfmap-dir", required_argument, NULL, OPT_PERFMAP_DIR },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -37,12 +41,18 @@ const char src_options_help[] =
 "  --delimiter            a '-' frame between user and kernel frames\n"
 "  --addresses            file+0xOFFSET and 0xADDR instead of names\n"
 "  --raw-names            keep C++/Rust names mangled\n"
-"  --no-annotate          no _[k] (kernel) and _[j] (JIT) suffixes\n"
+"  --no-annotate          no _[k] (kernel), _[j] (JIT), _[i] (inline) suffixes\n"
 "  --debug-dir DIR        separate debug files (default /usr/lib/debug)\n"
 "  --sysroot DIR          prefix for recorded file paths\n"
 "  --perfmap-dir DIR      where perf-PID.map files are (default /tmp)\n"
 "  --kallsyms FILE        kernel symbols (default /proc/kallsyms)\n"
-"  --verbose              say which files did or did not resolve\n";
+"  --inline               add the functions inlined into each user frame,\n"
+"                         from DWARF (marked _[i]; slower)\n"
+"  --lines                end frames DWARF covers in \" (file.c:LINE)\"\n"
+"  --debuginfod[=URLS]    fetch missing debug files by build-id from\n"
+"                         debuginfod servers (URLS, else $DEBUGINFOD_URLS)\n"
+"  --verbose              say which files did or did not resolve, and\n"
+"                         what --inline, --lines and --debuginfod cost\n";
 
 void src_opts_init(struct src_opts *o)
 {
@@ -85,6 +95,20 @@ int src_handle_option(struct src_opts *o, int opt, const char *arg)
 		return 0;
 	case OPT_VERBOSE:
 		o->verbose = true;
+		return 0;
+	case OPT_INLINE:
+		o->sym.inline_frames = true;
+		return 0;
+	case OPT_LINES:
+		o->sym.lines = true;
+		return 0;
+	case OPT_DEBUGINFOD:
+		if (arg && !arg[strspn(arg, " \t")]) {
+			fs_err("--debuginfod=: no URL given");
+			return -1;
+		}
+		o->sym.debuginfod = true;
+		o->sym.debuginfod_urls = arg;
 		return 0;
 	}
 	return 1;

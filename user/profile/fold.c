@@ -122,21 +122,32 @@ static struct elfsym_file *file_handle(const struct snapshot *s,
 	return c->handle;
 }
 
-static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
-			      struct file_cache *fc, const struct snap_proc *proc,
-			      uint64_t addr, bool is_ret)
+/*
+ * The frames of a user address, root first: one, or with inline frames
+ * (symbolize_user_frames()) the functions inlined there too. *one holds
+ * a lone frame.
+ */
+static size_t user_frames(const struct snapshot *s, struct symbolizer *sym,
+			  struct file_cache *fc, const struct snap_proc *proc,
+			  uint64_t addr, bool is_ret, const char **one,
+			  const char *const **out)
 {
 	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
 
+	*out = one;
 	if (!m)
-		return symbolize_unknown(sym, addr);
-	if (m->flags & FLAMESTAT_MAPF_VDSO)
-		return symbolize_vdso(sym, addr - m->start, is_ret);
-	if (!m->file)
-		return symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
+		*one = symbolize_unknown(sym, addr);
+	else if (m->flags & FLAMESTAT_MAPF_VDSO)
+		*one = symbolize_vdso(sym, addr - m->start, is_ret);
+	else if (!m->file)
+		*one = symbolize_anon(sym, proc->tgid, proc->ns_tgid, addr,
 				      is_ret);
-	return symbolize_user(sym, file_handle(s, sym, fc, proc, m),
-			      addr - m->start + m->pgoff, is_ret);
+	else
+		return symbolize_user_frames(sym,
+					     file_handle(s, sym, fc, proc, m),
+					     addr - m->start + m->pgoff,
+					     is_ret, out);
+	return 1;
 }
 
 /*
@@ -310,10 +321,20 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 
 		if (nu && (r->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 			frames[n++] = "[truncated]";
-		for (j = nu; j-- > 0;)
-			frames[n++] = user_frame(s, sym, fc, proc,
-						 r->frames[r->nr_kernel + j],
-						 j > 0);
+		for (j = nu; j-- > 0;) {
+			const char *one, *const *uf;
+			size_t k = user_frames(s, sym, fc, proc,
+					       r->frames[r->nr_kernel + j],
+					       j > 0, &one, &uf);
+
+			if (cap < n + k + j + nk + 6) {	/* inline frames */
+				cap = 2 * (n + k + j + nk + 6);
+				frames = xreallocarray(frames, cap,
+						       sizeof(*frames));
+			}
+			memcpy(&frames[n], uf, k * sizeof(*frames));
+			n += k;
+		}
 		if (nu)
 			leaf_check(s, sym, fc, proc, r->frames[r->nr_kernel],
 				   frames[n - 1], r->count, &leaves);

@@ -3,6 +3,7 @@
 #include "sym/elfsym.h"
 
 #include "lib/util.h"
+#include "sym/debuginfod.h"
 #include "sym/elfsym_int.h"
 
 #include <errno.h>
@@ -37,6 +38,8 @@ struct elfsym_cache *elfsym_cache_new(const struct elfsym_opts *opts)
 		c->debug_root = xstrdup(opts->debug_root);
 	else
 		c->debug_root = xasprintf("%s/usr/lib/debug", sysroot);
+	if (opts && opts->debuginfod)
+		c->dinfod = dinfod_new(opts->debuginfod_urls);
 	c->nr_buckets = 64;
 	c->buckets = xcalloc(c->nr_buckets, sizeof(struct elfsym_file *));
 	return c;
@@ -51,6 +54,7 @@ static void file_free(struct elfsym_file *f)
 		free(f->demangled);
 	}
 	cfi_free(f);
+	inline_free(f);
 	free(f->path);
 	free(f->symsrc);
 	free(f->segs);
@@ -73,6 +77,7 @@ void elfsym_cache_free(struct elfsym_cache *c)
 		}
 	}
 	free(c->buckets);
+	dinfod_free(c->dinfod);
 	free((char *)c->opts.sysroot);
 	free(c->debug_root);
 	free(c);
@@ -118,9 +123,11 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 		load_segments(f, bin.elf, false);
 		cfi_source(f, &bin);
 		if (!has_symtab(bin.elf) &&
-		    !debug_by_build_id(c, want, want_len, &dbg))
-			debug_by_link(c, &bin, f->path, &dbg);
-	} else if (debug_by_build_id(c, want, want_len, &dbg)) {
+		    !debug_by_build_id(c, want, want_len, &dbg) &&
+		    !debug_by_link(c, &bin, f->path, &dbg))
+			debug_by_debuginfod(c, want, want_len, &dbg);
+	} else if (debug_by_build_id(c, want, want_len, &dbg) ||
+		   debug_by_debuginfod(c, want, want_len, &dbg)) {
 		load_segments(f, dbg.elf, true);
 		f->layout_guessed = true;
 	}

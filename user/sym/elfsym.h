@@ -96,6 +96,13 @@ struct elfsym_opts {
 	/* Root of separate debug files; default <sysroot>/usr/lib/debug. */
 	const char *debug_root;		/* NULL: the default */
 	bool raw;			/* keep mangled names as they are */
+	/*
+	 * Fetch debug files not found here by build-id from debuginfod
+	 * servers (sym/debuginfod.h): last, after the local places above.
+	 * Off by default: nothing is fetched unless asked.
+	 */
+	bool debuginfod;
+	const char *debuginfod_urls;	/* NULL: $DEBUGINFOD_URLS */
 };
 
 enum elfsym_status {

@@ -3,6 +3,7 @@
 #include "sym/elfsym.h"
 
 #include "lib/util.h"
+#include "sym/debuginfod.h"
 #include "sym/elfsym_int.h"
 
 #include <gelf.h>
@@ -82,6 +83,32 @@ bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 		ok = false;
 	}
 	return ok;
+}
+
+/* The debug file for a build-id from the debuginfod servers, if enabled. */
+bool debug_by_debuginfod(struct elfsym_cache *c, const unsigned char *bid,
+			 size_t len, struct ehandle *out)
+{
+	char *path;
+	bool ok;
+
+	if (!c->dinfod || len < 2 || len > ELFSYM_BUILD_ID_MAX)
+		return false;
+	path = dinfod_find_debuginfo(c->dinfod, bid, len);
+	if (!path)
+		return false;
+	ok = !eh_open(out, path);
+	free(path);
+	if (ok && (!bid_matches(bid, len, out) || !has_symtab(out->elf))) {
+		eh_close(out);
+		ok = false;
+	}
+	return ok;
+}
+
+void elfsym_cache_dinfod_dump(const struct elfsym_cache *c, FILE *out)
+{
+	dinfod_dump(c->dinfod, out);
 }
 
 /*

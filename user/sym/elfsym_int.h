@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "sym/elfsym.h"
+#include "sym/inline.h"
 
 /*
  * Limits on what a (possibly hostile) file makes us allocate beyond its own
@@ -60,6 +61,9 @@ struct elfsym_file {
 	Elf *cfi_elf;
 	struct Dwarf_CFI_s *cfi;	/* libdw's Dwarf_CFI */
 	unsigned int cfi_fp;		/* DWARF number of the frame pointer */
+	/* DWARF for inline frames and lines (inline.c), on first use. */
+	struct inline_dwarf *dw;
+	bool dw_tried;
 };
 
 struct elfsym_cache {
@@ -69,6 +73,8 @@ struct elfsym_cache {
 	size_t nr_buckets;		/* power of two */
 	size_t nr_files;
 	struct elfsym_stats stats;
+	struct debuginfod *dinfod;	/* NULL: no fetching (the default) */
+	struct inline_stats inl;	/* inline.c's */
 };
 
 /* An opened ELF file (or image) and what identifies it on disk. */
@@ -97,6 +103,12 @@ bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 		       size_t len, struct ehandle *out);
 bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
 		   const char *recorded_path, struct ehandle *out);
+/* From the debuginfod servers, when opts.debuginfod (debuginfod.h). */
+bool debug_by_debuginfod(struct elfsym_cache *c, const unsigned char *bid,
+			 size_t len, struct ehandle *out);
+
+/* inline.c: the entry's DWARF, if it was opened. */
+void inline_free(struct elfsym_file *f);
 
 /* elfsym_lookup.c: a file offset to an ELF address, by the segments. */
 bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,

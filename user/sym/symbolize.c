@@ -3,13 +3,16 @@
 #include "sym/symbolize.h"
 
 #include "lib/util.h"
+#include "sym/debuginfod.h"
 #include "sym/demangle.h"
+#include "sym/inline.h"
 #include "sym/ksyms.h"
 #include "sym/perfmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 
 /* Interned strings live in chunks of this size (or bigger, for one). */
 #define ARENA_CHUNK	((size_t)64 * 1024)
@@ -35,6 +38,19 @@ struct memo {
 	bool resolved;
 };
 
+/*
+ * The frames of a user address with inline frames or lines: every address
+ * once (DWARF lookups are slow), open addressing, power-of-two size.
+ */
+struct chain {
+	const void *owner;		/* NULL: empty slot */
+	uint64_t addr;
+	const char **frames;		/* in the arena, root first */
+	uint32_t n;
+	bool is_ret;
+	bool resolved;
+};
+
 struct symbolizer {
 	struct symbolize_opts opts;	/* paths owned */
 	struct elfsym_cache *elf;
@@ -47,6 +63,9 @@ struct symbolizer {
 	struct arena_chunk *arena;
 	struct strbuf scratch;
 	struct memo *memo;		/* 1 << MEMO_BITS entries */
+	struct chain *chains;		/* NULL until the first */
+	size_t nr_chains, cap_chains;
+	const char *one;		/* symbolize_user_frames()' lone frame */
 	struct symbolize_stats stats;
 };
 
@@ -103,6 +122,9 @@ struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
 	eo.sysroot = s->opts.sysroot;
 	eo.debug_root = s->opts.debug_root;
 	eo.raw = s->opts.raw;
+	s->opts.debuginfod_urls = dup_opt(s->opts.debuginfod_urls);
+	eo.debuginfod = s->opts.debuginfod;
+	eo.debuginfod_urls = s->opts.debuginfod_urls;
 	s->elf = elfsym_cache_new(&eo);
 	s->perfmaps = perfmap_cache_new(s->opts.perfmap_dir,
 					s->opts.proc_root);
@@ -127,7 +149,9 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	free(s->strs);
 	free(s->memo);
+	free(s->chains);
 	sb_free(&s->scratch);
+	free((char *)s->opts.debuginfod_urls);
 	free((char *)s->opts.sysroot);
 	free((char *)s->opts.debug_root);
 	free((char *)s->opts.perfmap_dir);
@@ -348,6 +372,123 @@ const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
 	return memo_put(s, file, off, is_ret, resolved, str);
 }
 
+/* --- inline frames and lines --- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t chain_slot(const struct chain *t, size_t cap, const void *owner,
+			 uint64_t addr, bool is_ret)
+{
+	uint64_t h = (((uint64_t)(uintptr_t)owner ^ addr) * 2 + is_ret) *
+		     0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 20) & (cap - 1);
+
+	while (t[i].owner && (t[i].owner != owner || t[i].addr != addr ||
+			      t[i].is_ret != is_ret))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static struct chain *chain_get(struct symbolizer *s, const void *owner,
+			       uint64_t addr, bool is_ret)
+{
+	if (2 * (s->nr_chains + 1) > s->cap_chains) {
+		size_t cap = s->cap_chains ? 2 * s->cap_chains : 1024;
+		struct chain *t = xcalloc(cap, sizeof(*t));
+
+		for (size_t i = 0; i < s->cap_chains; i++)
+			if (s->chains[i].owner)
+				t[chain_slot(t, cap, s->chains[i].owner,
+					     s->chains[i].addr,
+					     s->chains[i].is_ret)] =
+					s->chains[i];
+		free(s->chains);
+		s->chains = t;
+		s->cap_chains = cap;
+	}
+	return &s->chains[chain_slot(s->chains, s->cap_chains, owner, addr,
+				     is_ret)];
+}
+
+/* The frame string of one DWARF frame: lines and suffix as asked. */
+static const char *dwarf_frame(struct symbolizer *s, const char *name,
+			       bool demangle_it, const struct inline_frame *fr,
+			       const char *suffix)
+{
+	if (!s->opts.lines || !fr->file)
+		return emit(s, name, demangle_it, suffix);
+	name = emit(s, name, demangle_it, "");
+	if (fr->line)
+		return internf(s, "%s (%s:%u)%s", name, fr->file, fr->line,
+			       suffix);
+	return internf(s, "%s (%s)%s", name, fr->file, suffix);
+}
+
+static void chain_fill(struct symbolizer *s, struct chain *c,
+		       struct elfsym_file *file, uint64_t off, bool is_ret)
+{
+	const struct inline_frame *fr;
+	const char *outer;
+	bool resolved;
+	size_t n = 0, k, keep;
+	char *p;
+
+	outer = user_frame(s, file, off, is_ret, &resolved);
+	if (resolved)
+		n = elfsym_file_inline(file, off, is_ret, &fr);
+	keep = n && s->opts.inline_frames ? n : 1;
+	/* Pointer-aligned room in the arena. */
+	p = arena_alloc(s, keep * sizeof(char *) + sizeof(char *) - 1);
+	p += (sizeof(char *) - (uintptr_t)p % sizeof(char *)) %
+	     sizeof(char *);
+	c->frames = (const char **)(void *)p;
+	c->frames[0] = n ? dwarf_frame(s, outer, false, &fr[n - 1], "") :
+		       outer;
+	for (k = 1; k < keep; k++) {
+		const struct inline_frame *f = &fr[n - 1 - k];
+
+		c->frames[k] = dwarf_frame(s, f->name ? f->name : "??", true,
+					   f, s->opts.annotate ? "_[i]" : "");
+	}
+	c->n = (uint32_t)keep;
+	c->resolved = resolved;
+}
+
+size_t symbolize_user_frames(struct symbolizer *s, struct elfsym_file *file,
+			     uint64_t off, bool is_ret,
+			     const char *const **frames)
+{
+	struct chain *c;
+	double t;
+
+	if ((!s->opts.inline_frames && !s->opts.lines) || s->opts.addresses) {
+		s->one = symbolize_user(s, file, off, is_ret);
+		*frames = &s->one;
+		return 1;
+	}
+	c = chain_get(s, file, off, is_ret);
+	if (!c->owner) {
+		t = now();
+		c->owner = file;
+		c->addr = off;
+		c->is_ret = is_ret;
+		chain_fill(s, c, file, off, is_ret);
+		s->nr_chains++;
+		s->stats.dwarf_seconds += now() - t;
+	}
+	s->stats.user++;
+	s->stats.user_resolved += c->resolved;
+	s->stats.inlined += c->n - 1;
+	*frames = c->frames;
+	return c->n;
+}
+
 const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 			   uint32_t ns_tgid, uint64_t addr, bool is_ret)
 {
@@ -486,6 +627,18 @@ void symbolizer_dump(const struct symbolizer *s, FILE *out)
 		es.files, es.with_symbols, es.debug_files,
 		es.build_id_mismatch, es.symbols);
 	elfsym_cache_dump(s->elf, out);
+	if (s->opts.inline_frames || s->opts.lines) {
+		struct inline_stats is;
+
+		inline_cache_stats(s->elf, &is);
+		fprintf(out, "inline: %lu of %lu files with DWARF, %lu of %lu "
+			"addresses covered, %lu inlined frames in the stacks "
+			"(%lu distinct), %.1f ms\n", is.with_dwarf, is.files,
+			is.covered, is.lookups, t->inlined, is.inlined,
+			t->dwarf_seconds * 1e3);
+		inline_cache_dump(s->elf, out);
+	}
+	elfsym_cache_dinfod_dump(s->elf, out);
 	if (s->ksyms)
 		fprintf(out, "kallsyms: %s, %zu symbols\n",
 			ksyms_state_str(ksyms_state(s->ksyms)),

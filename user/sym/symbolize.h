@@ -26,7 +26,8 @@
  * looked up at address - 1, but printed as is). A " (deleted)" suffix is
  * left out of the basename. Names are demangled (C++, Rust) unless
  * opts.raw. With opts.annotate, kernel frames end in "_[k]" and JIT frames
- * in "_[j]", the suffixes flamegraph.pl and inferno colour by.
+ * in "_[j]", the suffixes flamegraph.pl and inferno colour by (inlined
+ * frames, when asked for, in "_[i]": symbolize_user_frames()).
  *
  * Strings are made safe for the folded format: ';' (the frame separator)
  * becomes ':', control characters become '?'. An empty name counts as
@@ -55,6 +56,16 @@ struct symbolize_opts {
 	 * frames (64-bit processes only).
 	 */
 	bool local_vdso;
+	/*
+	 * Optional backends, off by default (sym/inline.h, debuginfod.h):
+	 * inline_frames: a user frame expands into the functions inlined
+	 * there; lines: frames from DWARF end in " (file.c:LINE)";
+	 * debuginfod: fetch missing debug files by build-id.
+	 */
+	bool inline_frames;
+	bool lines;
+	bool debuginfod;
+	const char *debuginfod_urls;	/* NULL: $DEBUGINFOD_URLS */
 };
 
 struct symbolize_stats {
@@ -63,6 +74,8 @@ struct symbolize_stats {
 	unsigned long vdso, vdso_resolved;
 	unsigned long kernel, kernel_resolved;
 	unsigned long unknown;
+	unsigned long inlined;		/* frames added by inline_frames */
+	double dwarf_seconds;		/* spent on inline frames and lines */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolize_opts *opts);
@@ -95,6 +108,25 @@ struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
 /* A frame at file_offset in file; is_return_addr for all but the leaf. */
 const char *symbolize_user(struct symbolizer *s, struct elfsym_file *file,
 			   uint64_t file_offset, bool is_return_addr);
+
+/*
+ * symbolize_user() with what DWARF adds, when opts.inline_frames or
+ * opts.lines (else it is the one frame of symbolize_user()). The frames go
+ * root first, as in folded stacks: the out-of-line function named by its
+ * ELF symbol, as symbolize_user() names it, then (inline_frames) each
+ * function inlined into it down to the one whose code is at the address,
+ * named from DWARF, demangled unless opts.raw, and ending in "_[i]" with
+ * opts.annotate. With opts.lines each frame DWARF covers gets
+ * " (FILE:LINE)" before that suffix: FILE is a basename, LINE the line
+ * being run there (the innermost frame's, from the line table) or the line
+ * of the call into the next frame. Without DWARF for the address, or
+ * without a symbol (or with opts.addresses), the frame is as
+ * symbolize_user() makes it. Returns the number of frames (at least 1);
+ * *frames is owned by the symbolizer, valid until symbolizer_free().
+ */
+size_t symbolize_user_frames(struct symbolizer *s, struct elfsym_file *file,
+			     uint64_t file_offset, bool is_return_addr,
+			     const char *const **frames);
 
 /*
  * A frame in an anonymous executable mapping of process (tgid, ns_tgid),
