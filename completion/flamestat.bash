@@ -2,7 +2,8 @@
 # bash completion for flamestat(1).
 
 _flamestat_stack_opts="--comm-pid --cpu-root --delimiter --addresses --raw-names
-	--no-annotate --debug-dir --sysroot --perfmap-dir --kallsyms --verbose"
+	--no-annotate --debug-dir --sysroot --perfmap-dir --kallsyms --inline
+	--lines --debuginfod --verbose"
 # (--count: record, report and fold)
 _flamestat_report_opts="--sort --no-children --limit --min --roots --count"
 _flamestat_svg_opts="--title --subtitle --width --height --minwidth --fonttype
