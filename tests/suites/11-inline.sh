@@ -182,7 +182,7 @@ cp "$T/fx_dinfod.debug" "$T/srv/"
 srv_pid=
 trap '[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; wait 2>/dev/null' EXIT
 # A free port: the server exits at once when it cannot bind.
-for try in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	port=$((20000 + RANDOM % 20000))
 	debuginfod -d "$T/srv.sqlite" -p "$port" -c 1 -g 0 -F "$T/srv" \
 		>"$T/srv.log" 2>&1 &

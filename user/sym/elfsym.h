@@ -33,6 +33,7 @@
  *   .gnu_debuglink: <dir>/<name>, <dir>/.debug/<name>,
  *                   <debug_root><dir>/<name> (the build-id must match;
  *                   when either file has none, the link's CRC32).
+ *   then, with opts.debuginfod only, the debuginfod servers (debuginfod.h).
  * Kept: STT_FUNC and STT_GNU_IFUNC defined symbols, and STT_NOTYPE symbols
  * in executable sections (hand-written assembly) whose name does not start
  * with '.' or '$' (assembler and annotation labels). A "@VERSION" or

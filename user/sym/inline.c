@@ -249,14 +249,15 @@ static int path_cmp(const void *a, const void *b)
 
 void inline_cache_dump(const struct elfsym_cache *c, FILE *out)
 {
-	struct elfsym_file **all = xcalloc(c->nr_files + 1, sizeof(*all));
+	struct elfsym_file **all = xcalloc(c->nr_files + 1,
+					   sizeof(struct elfsym_file *));
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->nr_buckets; i++)
 		for (struct elfsym_file *f = c->buckets[i]; f; f = f->next)
 			if (f->dw_tried)
 				all[n++] = f;
-	qsort(all, n, sizeof(*all), path_cmp);
+	qsort(all, n, sizeof(struct elfsym_file *), path_cmp);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "inline: %s: %s%s\n", all[i]->path,
 			all[i]->dw ? "DWARF from " : "no DWARF found",
