@@ -186,12 +186,32 @@ static void strs_grow(struct symbolizer *s)
 }
 
 /*
+ * Where a name ends in a blank and a number (flamegraph.pl's COUNT,
+ * \d+(\.\d*)?), the index of that blank; else len. A folded line whose
+ * leaf is "Function 42" reads as a two-column (differential) line.
+ */
+static size_t count_blank(const char *p, size_t len)
+{
+	size_t i = len, dots = 0;
+
+	while (i > 0 && ((p[i - 1] >= '0' && p[i - 1] <= '9') ||
+			 p[i - 1] == '.')) {
+		dots += p[i - 1] == '.';
+		i--;
+	}
+	if (i == len || i == 0 || dots > 1 || p[i] == '.' || p[i - 1] != ' ')
+		return len;
+	return i - 1;
+}
+
+/*
  * The stable copy of p[0..len), made safe for folded output: ';' is the
- * frame separator, control characters would break lines or terminals.
+ * frame separator, control characters would break lines or terminals,
+ * and the blank before a number that ends the name becomes '_'.
  */
 static const char *intern(struct symbolizer *s, const char *p, size_t len)
 {
-	size_t i;
+	size_t i, blank = count_blank(p, len);
 	char *copy;
 
 	if (2 * (s->nr_strs + 1) > s->cap_strs)
@@ -205,7 +225,7 @@ static const char *intern(struct symbolizer *s, const char *p, size_t len)
 		unsigned char ch = (unsigned char)p[k];
 
 		copy[k] = ch == ';' ? ':' : (ch < 0x20 || ch == 0x7f) ? '?' :
-			  (char)ch;
+			  k == blank ? '_' : (char)ch;
 	}
 	copy[len] = '\0';
 	s->strs[i] = copy;
@@ -236,13 +256,15 @@ static const char *internf(struct symbolizer *s, const char *fmt, ...)
 /* True when name can go out as it is. */
 static bool is_clean(const char *name)
 {
-	for (; *name; name++) {
-		unsigned char ch = (unsigned char)*name;
+	const char *p;
+
+	for (p = name; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
 
 		if (ch == ';' || ch < 0x20 || ch == 0x7f)
 			return false;
 	}
-	return true;
+	return count_blank(name, (size_t)(p - name)) == (size_t)(p - name);
 }
 
 /*

@@ -29,8 +29,10 @@
  * in "_[j]", the suffixes flamegraph.pl and inferno colour by.
  *
  * Strings are made safe for the folded format: ';' (the frame separator)
- * becomes ':', control characters become '?'. An empty name counts as
- * unresolved.
+ * becomes ':', control characters become '?', and a name that ends in a
+ * blank and a number ("Function 42", as JITs name code) gets '_' for
+ * that blank ("Function_42"): as the leaf of a folded line it would read
+ * as a second count column. An empty name counts as unresolved.
  *
  * Returned strings are owned by the symbolizer and stay valid until
  * symbolizer_free(). The strings of recent user and kernel frames are
