@@ -317,6 +317,36 @@ check dump-replaced-file grep -q "^$R \[$bid_a1\]: file replaced since recording
 check dump-layout-guessed grep -q "^$R \[$bid_a2\]: .* symbols from .*\.build-id/.*(layout guessed)" "$TMP/dump"
 check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
 
+# perf maps are read as perf reads them: regular files owned by the reader
+# or root (here: also by the live process's owner, <proc>/<tgid>).
+pm=$TMP/pm
+mkdir -p "$pm/tmp" "$pm/proc/31" "$pm/proc/32" "$pm/proc/33"
+for p in 31 32 33 34; do
+	echo "7f0000001000 100 jit_fn_$p" > "$pm/tmp/perf-$p.map"
+done
+ln -s "$pm/tmp/perf-34.map" "$pm/tmp/perf-35.map"
+if [ "$(id -u)" = 0 ] && chown nobody "$pm/tmp/perf-31.map" "$pm/tmp/perf-32.map" "$pm/proc/32" 2>/dev/null; then
+	printf 'anon %s %s 0x7f0000001010\n' 31 31 32 32 33 33 35 35 |
+		"$UNIT/symtest" --perfmap-dir "$pm/tmp" --proc-root "$pm/proc" > "$TMP/pm.out" 2> "$TMP/pm.err"
+	mapfile -t got < "$TMP/pm.out"
+	if [ "${got[0]-}" = "[anon]+0x7f0000001010" ] &&
+	   grep -q "^symtest: warning: $pm/tmp/perf-31.map: owned by uid $(id -u nobody), not by you, root or process 31's owner; ignored" "$TMP/pm.err"; then
+		pass perfmap-other-owner-refused
+	else
+		fail perfmap-other-owner-refused "got '${got[0]-}', stderr: $(tr '\n' '|' < "$TMP/pm.err")"
+	fi
+	check perfmap-process-owner [ "${got[1]-}" = jit_fn_32 ]
+	check perfmap-own [ "${got[2]-}" = jit_fn_33 ]
+	if [ "${got[3]-}" = "[anon]+0x7f0000001010" ] &&
+	   grep -q "perf-35.map: a symbolic link, not a regular file; ignored" "$TMP/pm.err"; then
+		pass perfmap-symlink-refused
+	else
+		fail perfmap-symlink-refused "got '${got[3]-}', stderr: $(tr '\n' '|' < "$TMP/pm.err")"
+	fi
+else
+	skip perfmap-owner "not root: cannot give a perf map to another user"
+fi
+
 # Golden files: kallsyms and perf maps.
 for d in "$FIX"/golden/*/; do
 	name=golden-$(basename "$d")
