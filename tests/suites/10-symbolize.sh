@@ -190,6 +190,28 @@ q replaced-no-recorded-build-id "$DR" "user $R $(off "$R" fx_variant_pad 1)" fx_
 q missing-file-debug-by-build-id "$DR" "user /nonexistent/fx_gone $o_a2 $bid_a2" fx_middle
 }
 
+# fx_nbid (no build-id) was rebuilt after build A (fx_nbid_a, its inode)
+# was recorded: the file at the path is another inode and names nothing.
+NB=$OUT/fx_nbid
+nb_a="dev=$(stat -c %d "$NB"_a) ino=$(stat -c %i "$NB"_a)"
+nb_b="dev=$(stat -c %d "$NB") ino=$(stat -c %i "$NB")"
+o_nba=$(off "$NB"_a fx_leaf 1)
+o_nbb=$(off "$NB" fx_variant_pad 1)
+if [ -z "$(build_id "$NB")" ] && [ "$nb_a" != "$nb_b" ] && ! cmp -s "$NB" "$NB"_a &&
+   [ "$o_nba" != "$(off "$NB" fx_leaf 1)" ]; then
+	pass fixture-rebuilt-without-build-id
+else
+	fail fixture-rebuilt-without-build-id "fx_nbid: build-id '$(build_id "$NB")', $nb_b, fx_nbid_a: $nb_a"
+fi
+need rebuilt-nobid "$o_nba" "$o_nbb" &&
+{
+q rebuilt-nobid-other-inode-unresolved "$DR" "user $NB $o_nba $nb_a" "fx_nbid+$o_nba"
+q rebuilt-nobid-other-inode-return-address "$DR" "user $NB $o_nba ret $nb_a" "fx_nbid+$o_nba"
+q rebuilt-nobid-same-inode "$DR" "user $NB $o_nbb $nb_b" fx_variant_pad
+q rebuilt-nobid-inode-unknown "$DR" "user $NB $o_nbb" fx_variant_pad
+q rebuilt-nobid-sysroot-copies "$DR --sysroot $OUT" "user /fx_nbid_a $o_nba $nb_b" fx_leaf
+}
+
 # Missing and deleted files.
 q missing-file "$DR" "user /nonexistent/dir/libgone.so 0x1234" "libgone.so+0x1234"
 q missing-file-return-address "$DR" "user /nonexistent/dir/libgone.so 0x1234 ret" "libgone.so+0x1234"
@@ -316,6 +338,10 @@ done
 check dump-replaced-file grep -q "^$R \[$bid_a1\]: file replaced since recording" "$TMP/dump"
 check dump-layout-guessed grep -q "^$R \[$bid_a2\]: .* symbols from .*\.build-id/.*(layout guessed)" "$TMP/dump"
 check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
+# shellcheck disable=SC2086
+printf 'user %s %s %s\ndump\n' "$NB" "$o_nba" "$nb_a" |
+	"$UNIT/symtest" $DR > "$TMP/dump-nbid" 2>&1
+check dump-rebuilt-nobid grep -q "^$NB \[-\]: file replaced since recording (another inode at the path, no build-id to compare), not used\$" "$TMP/dump-nbid"
 
 # perf maps are read as perf reads them: regular files owned by the reader
 # or root (here: also by the live process's owner, <proc>/<tgid>).

@@ -445,6 +445,34 @@ else
 	fail tool-recordout-build "$(head -3 "$T/recordout.log" | tr '\n' '|')"
 fi
 
+# A binary without a build-id rebuilt after the recording: the FILE
+# record's inode is not the file at the path now, whose symbols would name
+# the wrong functions. (nb.rec keeps the recorded inode from being reused.)
+rm -f "$T/nb" "$T/nb.rec"
+objcopy --remove-section .note.gnu.build-id "$chain" "$T/nb"
+ln "$T/nb" "$T/nb.rec"
+rm "$T/nb"
+cp "$T/nb.rec" "$T/nb"
+nb_id="dev=$(stat -c %d "$T/nb.rec") ino=$(stat -c %i "$T/nb.rec")"
+cat >"$T/spec-nb" <<EOF
+header freq=997 samples=15 recorded=15 running_ns=10000000 cpus=1
+file 1 $T/nb $nb_id
+file 2 $T/nb.rec $nb_id
+proc 1 tgid=4242 comm=nb
+proc 2 tgid=4243 comm=same
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+map 2 2 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+stack 10 proc=1 tgid=4242 comm=nb u=$leaf,$r_mid
+stack 5 proc=2 tgid=4243 comm=same u=$leaf,$r_mid
+EOF
+"$T/mksnap" <"$T/spec-nb" >"$T/nb.fstat"
+"$FS" fold "${env_opts[@]}" "$T/nb.fstat" >"$T/nb.out" 2>"$T/nb.err"
+check tool-rebuilt-without-build-id-unnamed grep -qxF "$(printf 'nb;nb+0x%x;nb+0x%x 10' $((r_mid - base)) $((leaf - base)))" "$T/nb.out"
+check tool-rebuilt-same-inode-named grep -qx 'same;middle;hot_leaf 5' "$T/nb.out"
+check tool-rebuilt-warned grep -qxF 'flamestat fold: warning: 1 file was replaced since the recording (another build-id, or without one another file at the path): not used for names, its frames stay FILE+0xOFFSET (--verbose names them)' "$T/nb.err"
+"$FS" fold "${env_opts[@]}" --verbose "$T/nb.fstat" 2>"$T/nb-verbose.err" >/dev/null
+check tool-rebuilt-verbose-names-file grep -qxF "$T/nb [-]: file replaced since recording (another inode at the path, no build-id to compare), not used" "$T/nb-verbose.err"
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.

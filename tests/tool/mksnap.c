@@ -8,7 +8,7 @@
  *          idle=N filtered=N mode=N table_full=N cpu_table_full=N
  *          throttled=N overruns=N state=running,lockdown,throttled
  *          running_ns=N cpus=N cost_ns=N
- *   file ID PATH [build_id=HEX]
+ *   file ID PATH [build_id=HEX] [dev=N] [ino=N]     (dev: st_dev)
  *   proc ID tgid=N ns_tgid=N comm=NAME [flags=exited,nomaps]
  *   map PROC FILE START END PGOFF [anon|vdso]
  *   ksym VALUE OFFSET NAME...
@@ -181,7 +181,7 @@ static void do_file(char **w, int n)
 	size_t len, i;
 
 	if (n < 3)
-		die("file ID PATH [build_id=HEX]");
+		die("file ID PATH [build_id=HEX] [dev=N] [ino=N]");
 	len = strlen(w[2]);
 	r = rec(FLAMESTAT_REC_FILE, sizeof(*r) + len + 1);
 	r->file_id = (uint32_t)num(w[1]);
@@ -197,6 +197,8 @@ static void do_file(char **w, int n)
 		r->build_id[i] = (uint8_t)b;
 	}
 	r->build_id_size = (uint32_t)i;
+	r->dev = optnum(w, n, "dev", 0);
+	r->ino = optnum(w, n, "ino", 0);
 }
 
 static void do_proc(char **w, int n)

@@ -9,7 +9,7 @@
 
 /*
  * Queries, one per line (numbers in C syntax: 0x... or decimal):
- *   user PATH [(deleted)] OFFSET [ret] [BUILD-ID-HEX]
+ *   user PATH [(deleted)] OFFSET [ret] [BUILD-ID-HEX] [dev=N ino=N]
  *   anon TGID NS_TGID ADDR [ret]
  *   vdso OFFSET [ret]
  *   kernel ADDR [ret]
@@ -90,6 +90,7 @@ static const char *query(struct symbolizer *s, char *line)
 
 	if (!strcmp(cmd, "user")) {
 		unsigned char bid[ELFSYM_BUILD_ID_MAX];
+		uint64_t dev = 0, ino = 0;
 		size_t bid_len = 0;
 		const char *out;
 		char *t, *path = NULL;
@@ -103,12 +104,17 @@ static const char *query(struct symbolizer *s, char *line)
 		while ((t = strtok_r(NULL, " \t\n", &save))) {
 			if (!strcmp(t, "ret"))
 				ret = true;
+			else if (!strncmp(t, "dev=", 4))
+				dev = num(t + 4);
+			else if (!strncmp(t, "ino=", 4))
+				ino = num(t + 4);
 			else
 				bid_len = parse_bid(t, bid, sizeof(bid));
 		}
 		if (!a)
 			return NULL;
-		out = symbolize_user(s, symbolize_file(s, a, bid, bid_len),
+		out = symbolize_user(s, symbolize_file_inode(s, a, dev, ino,
+							     bid, bid_len),
 				     num(b), ret);
 		free(path);
 		return out;

@@ -114,9 +114,10 @@ static struct elfsym_file *file_handle(const struct snapshot *s,
 						   m->file->build_id_size);
 		c->looked_up = true;
 	} else if (!c->looked_up) {
-		c->handle = symbolize_file(sym, m->file->path,
-					   m->file->build_id,
-					   m->file->build_id_size);
+		c->handle = symbolize_file_inode(sym, m->file->path,
+						 m->file->dev, m->file->ino,
+						 m->file->build_id,
+						 m->file->build_id_size);
 		c->looked_up = true;
 	}
 	return c->handle;

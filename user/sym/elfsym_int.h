@@ -40,6 +40,7 @@ struct elfsym_file {
 	char *path;			/* key: as recorded */
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];	/* key */
 	size_t build_id_len;
+	uint64_t rec_dev, rec_ino;	/* key without build-id; 0: unknown */
 	uint64_t hash;
 	enum elfsym_status status;
 	char *symsrc;			/* file the symbols came from */

@@ -304,6 +304,16 @@ struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 	return elfsym_open(s->elf, path, build_id, build_id_len);
 }
 
+struct elfsym_file *symbolize_file_inode(struct symbolizer *s,
+					 const char *path, uint64_t dev,
+					 uint64_t ino,
+					 const unsigned char *build_id,
+					 size_t build_id_len)
+{
+	return elfsym_open_inode(s->elf, path, build_id, build_id_len, dev,
+				 ino);
+}
+
 struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
 					   const struct procroot *root,
 					   const char *comm, const char *path,
@@ -488,7 +498,11 @@ const char *symbolize_unknown(struct symbolizer *s, uint64_t addr)
 
 void symbolizer_stats(const struct symbolizer *s, struct symbolize_stats *st)
 {
+	struct elfsym_stats es;
+
 	*st = s->stats;
+	elfsym_cache_stats(s->elf, &es);
+	st->replaced_files = es.build_id_mismatch + es.inode_mismatch;
 }
 
 void symbolizer_dump(const struct symbolizer *s, FILE *out)
@@ -506,7 +520,7 @@ void symbolizer_dump(const struct symbolizer *s, FILE *out)
 	fprintf(out, "symbols: %lu files, %lu with symbols (%lu from debug "
 		"files, %lu replaced since recording), %lu symbols\n",
 		es.files, es.with_symbols, es.debug_files,
-		es.build_id_mismatch, es.symbols);
+		es.build_id_mismatch + es.inode_mismatch, es.symbols);
 	elfsym_cache_dump(s->elf, out);
 	if (s->ksyms)
 		fprintf(out, "kallsyms: %s, %zu symbols\n",

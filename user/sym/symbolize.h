@@ -65,6 +65,8 @@ struct symbolize_stats {
 	unsigned long vdso, vdso_resolved;
 	unsigned long kernel, kernel_resolved;
 	unsigned long unknown;
+	/* Files replaced since the recording (by build-id or inode). */
+	unsigned long replaced_files;
 };
 
 struct symbolizer *symbolizer_new(const struct symbolize_opts *opts);
@@ -78,6 +80,17 @@ void symbolizer_free(struct symbolizer *s);
 struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 				   const unsigned char *build_id,
 				   size_t build_id_len);
+
+/*
+ * symbolize_file() of a FILE record with its device (new_encode_dev()
+ * form) and inode: without a build-id, a file now at the path that is
+ * another inode is not used (elfsym_open_inode()).
+ */
+struct elfsym_file *symbolize_file_inode(struct symbolizer *s,
+					 const char *path, uint64_t dev,
+					 uint64_t ino,
+					 const unsigned char *build_id,
+					 size_t build_id_len);
 
 /*
  * The same for a file of a process with its own root (chroot, container;
