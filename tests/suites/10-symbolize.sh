@@ -226,6 +226,20 @@ if "$UNIT/symunit" --dump-vdso "$TMP/vdso.so" &&
 	o_vdso=$(vaddr2off "$TMP/vdso.so" "$(printf '%x' $((16#$vs + 1)))")
 	q vdso-local "--local-vdso" "vdso $o_vdso" __vdso_clock_gettime
 	q vdso-not-local "" "vdso $o_vdso" "[vdso]+$o_vdso"
+	# A 32-bit process's vDSO is not ours: the same offset names nothing
+	# (no vdso32.so of this kernel here), or is named from a vdso32.so
+	# whose vdso64.so beside it is our vDSO's build.
+	q vdso32-not-ours "--local-vdso" "vdso32 $o_vdso" "[vdso]+$o_vdso"
+	v32=$TMP/vdso-dir v32bad=$TMP/vdso-dir-other
+	mkdir -p "$v32" "$v32bad"
+	cp "$TMP/vdso.so" "$v32/vdso64.so"
+	cp "$OUT/fx_fp_yes32" "$v32/vdso32.so"
+	cp "$OUT/fx_pie" "$v32bad/vdso64.so"
+	cp "$OUT/fx_fp_yes32" "$v32bad/vdso32.so"
+	o32=$(off "$OUT/fx_fp_yes32" fxfp_caller 1)
+	q vdso32-from-kernel-build "--local-vdso --vdso-dir $v32" "vdso32 $o32" fxfp_caller
+	q vdso32-other-kernel-build "--local-vdso --vdso-dir $v32bad" "vdso32 $o32" "[vdso]+$o32"
+	q vdso32-not-local "--vdso-dir $v32" "vdso32 $o32" "[vdso]+$o32"
 else
 	skip vdso-local "no __vdso_clock_gettime in this machine's vDSO"
 fi

@@ -473,6 +473,47 @@ check tool-rebuilt-warned grep -qxF 'flamestat fold: warning: 1 file was replace
 "$FS" fold "${env_opts[@]}" --verbose "$T/nb.fstat" 2>"$T/nb-verbose.err" >/dev/null
 check tool-rebuilt-verbose-names-file grep -qxF "$T/nb [-]: file replaced since recording (another inode at the path, no build-id to compare), not used" "$T/nb-verbose.err"
 
+# A 32-bit task's vDSO frames are not named from our own 64-bit vDSO
+# (a recording of this boot names a 64-bit task's from it).
+cat >"$T/dumpvdso.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+int main(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), s, e;
+	char line[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+
+	while (m && fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &s, &e) == 2 &&
+		    s == base)
+			return fwrite((void *)s, 1, e - s, stdout) != e - s;
+	return 1;
+}
+EOF
+if gcc -O1 -o "$T/dumpvdso" "$T/dumpvdso.c" && "$T/dumpvdso" >"$T/vdso.so" &&
+   vs=$(nm -D --defined-only "$T/vdso.so" | awk '$3 ~ /^__vdso_clock_gettime@/ { print $1; exit }') &&
+   [ -n "$vs" ] && [ -r /proc/sys/kernel/random/boot_id ]; then
+	vo=$(printf '0x%x' $((16#$vs + 1)))
+	cat >"$T/spec-vdso" <<EOF
+header freq=997 samples=5 recorded=5 running_ns=10000000 cpus=1
+host boot_id=$(cat /proc/sys/kernel/random/boot_id) hostname=$(uname -n) release=$(uname -r)
+proc 1 tgid=4242 comm=app64
+proc 2 tgid=4343 comm=app32 flags=compat
+map 1 0 0x7fff00000000 0x7fff00002000 0 vdso
+map 2 0 0xf7f00000 0xf7f02000 0 vdso
+stack 3 proc=1 tgid=4242 comm=app64 u=$((0x7fff00000000 + vo))
+stack 2 proc=2 tgid=4343 comm=app32 flags=compat u=$((0xf7f00000 + vo))
+EOF
+	"$T/mksnap" <"$T/spec-vdso" >"$T/vdso.fstat"
+	"$FS" fold "${env_opts[@]}" "$T/vdso.fstat" >"$T/vdso.out" 2>"$T/vdso.err"
+	check tool-vdso-64-named grep -qx 'app64;__vdso_clock_gettime 3' "$T/vdso.out"
+	check tool-vdso-compat-not-ours grep -qx "app32;\[vdso\]+$vo 2" "$T/vdso.out"
+else
+	skip tool-vdso-compat "no __vdso_clock_gettime in this machine's vDSO, or no boot id"
+fi
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.

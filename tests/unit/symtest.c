@@ -12,6 +12,7 @@
  *   user PATH [(deleted)] OFFSET [ret] [BUILD-ID-HEX] [dev=N ino=N]
  *   anon TGID NS_TGID ADDR [ret]
  *   vdso OFFSET [ret]
+ *   vdso32 OFFSET [ret]     the vDSO of a 32-bit process
  *   kernel ADDR [ret]
  *   kname ADDR [NAME...]    a name given by the module (rest of the line)
  *   unknown ADDR
@@ -24,7 +25,7 @@
 static const char usage[] =
 	"usage: symtest [--sysroot DIR] [--debug-root DIR] [--perfmap-dir DIR]\n"
 	"               [--proc-root DIR] [--kallsyms FILE] [--raw] [--addresses]\n"
-	"               [--annotate] [--local-vdso] < queries\n";
+	"               [--annotate] [--local-vdso] [--vdso-dir DIR] < queries\n";
 
 static uint64_t num(const char *s)
 {
@@ -141,6 +142,8 @@ static const char *query(struct symbolizer *s, char *line)
 	}
 	if (!strcmp(cmd, "vdso"))
 		return symbolize_vdso(s, num(a), b && !strcmp(b, "ret"));
+	if (!strcmp(cmd, "vdso32"))
+		return symbolize_vdso32(s, num(a), b && !strcmp(b, "ret"));
 	if (!strcmp(cmd, "kernel"))
 		return symbolize_kernel(s, num(a), b && !strcmp(b, "ret"));
 	if (!strcmp(cmd, "unknown"))
@@ -160,6 +163,7 @@ int main(int argc, char **argv)
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "annotate", no_argument, NULL, 'A' },
 		{ "local-vdso", no_argument, NULL, 'v' },
+		{ "vdso-dir", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct symbolize_opts o = { 0 };
@@ -197,6 +201,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			o.local_vdso = true;
+			break;
+		case 'V':
+			o.vdso_dir = optarg;
 			break;
 		default:
 			fputs(usage, stderr);

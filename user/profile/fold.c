@@ -131,6 +131,10 @@ static const char *user_frame(const struct snapshot *s, struct symbolizer *sym,
 
 	if (!m)
 		return symbolize_unknown(sym, addr);
+	/* A 32-bit task's vDSO is not ours (symbolize_vdso32()). */
+	if ((m->flags & FLAMESTAT_MAPF_VDSO) &&
+	    (proc->flags & FLAMESTAT_PROCF_COMPAT))
+		return symbolize_vdso32(sym, addr - m->start, is_ret);
 	if (m->flags & FLAMESTAT_MAPF_VDSO)
 		return symbolize_vdso(sym, addr - m->start, is_ret);
 	if (!m->file)
@@ -250,7 +254,9 @@ static void leaf_check(const struct snapshot *s, struct symbolizer *sym,
 	if (!m)
 		return;
 	if (m->flags & FLAMESTAT_MAPF_VDSO) {
-		cfa = symbolize_vdso_cfa(sym, addr - m->start);
+		cfa = (proc->flags & FLAMESTAT_PROCF_COMPAT) ?
+		      symbolize_vdso32_cfa(sym, addr - m->start) :
+		      symbolize_vdso_cfa(sym, addr - m->start);
 		object = "[vdso]";
 	} else if (m->file) {
 		cfa = elfsym_file_cfa(file_handle(s, sym, fc, proc, m),

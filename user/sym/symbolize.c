@@ -7,9 +7,11 @@
 #include "sym/ksyms.h"
 #include "sym/perfmap.h"
 
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/utsname.h>
 
 /* Interned strings live in chunks of this size (or bigger, for one). */
 #define ARENA_CHUNK	((size_t)64 * 1024)
@@ -41,6 +43,8 @@ struct symbolizer {
 	struct perfmap_cache *perfmaps;
 	struct ksyms *ksyms;		/* NULL until the first kernel frame */
 	struct elfsym_file *vdso;	/* NULL until the first vDSO frame */
+	struct elfsym_file *vdso32;	/* of compat tasks, once looked for */
+	bool vdso32_tried;
 	/* Interned frame strings: open addressing, power-of-two size. */
 	const char **strs;
 	size_t nr_strs, cap_strs;
@@ -100,6 +104,7 @@ struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
 	s->opts.perfmap_dir = dup_opt(s->opts.perfmap_dir);
 	s->opts.proc_root = dup_opt(s->opts.proc_root);
 	s->opts.kallsyms = dup_opt(s->opts.kallsyms);
+	s->opts.vdso_dir = dup_opt(s->opts.vdso_dir);
 	eo.sysroot = s->opts.sysroot;
 	eo.debug_root = s->opts.debug_root;
 	eo.raw = s->opts.raw;
@@ -133,6 +138,7 @@ void symbolizer_free(struct symbolizer *s)
 	free((char *)s->opts.perfmap_dir);
 	free((char *)s->opts.proc_root);
 	free((char *)s->opts.kallsyms);
+	free((char *)s->opts.vdso_dir);
 	free(s);
 }
 
@@ -440,6 +446,135 @@ enum elfsym_cfa symbolize_vdso_cfa(struct symbolizer *s, uint64_t off)
 	if (!s->vdso && s->opts.local_vdso)
 		s->vdso = local_vdso(s);
 	return s->vdso ? elfsym_file_cfa(s->vdso, off) : ELFSYM_CFA_UNKNOWN;
+}
+
+/* The build-id of our own vDSO, read from its image; 0: none. */
+static size_t local_vdso_build_id(unsigned char *bid, size_t max)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(uintptr_t)base;
+	size_t len = 0, off = 0, next, name_off, desc_off, size = 0;
+	const Elf64_Phdr *phdrs;
+	Elf_Data *data;
+	GElf_Phdr ph;
+	GElf_Nhdr nh;
+	char *copy;
+	Elf *elf;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr))
+		return 0;
+	/* The kernel maps the whole image: its extent is its segments'. */
+	phdrs = (const Elf64_Phdr *)(uintptr_t)(base + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (phdrs[i].p_type == PT_LOAD &&
+		    phdrs[i].p_offset + phdrs[i].p_filesz > size)
+			size = phdrs[i].p_offset + phdrs[i].p_filesz;
+	if (!size)
+		return 0;
+	/* libelf wants a writable image. */
+	copy = xmalloc(size);
+	memcpy(copy, (const void *)(uintptr_t)base, size);
+	elf = elf_memory(copy, size);
+	for (int i = 0; elf && i < eh->e_phnum && !len; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					    ph.p_filesz, ELF_T_NHDR);
+		while (data && !len &&
+		       (next = gelf_getnote(data, off, &nh, &name_off,
+					    &desc_off))) {
+			off = next;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    nh.n_descsz && nh.n_descsz <= max &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				len = nh.n_descsz;
+				memcpy(bid, (char *)data->d_buf + desc_off, len);
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return len;
+}
+
+/*
+ * The running kernel's 32-bit vDSO from DIR/vdso32.so, if DIR/vdso64.so
+ * is the build of our own vDSO (so DIR is the running kernel's).
+ */
+static struct elfsym_file *vdso32_in(struct symbolizer *s, const char *dir,
+				     const unsigned char *bid, size_t len)
+{
+	struct elfsym_file *f;
+	char *p = xasprintf("%s/vdso64.so", dir);
+
+	f = elfsym_open(s->elf, p, bid, len);
+	free(p);
+	if (elfsym_file_status(f) != ELFSYM_OK)
+		return NULL;
+	p = xasprintf("%s/vdso32.so", dir);
+	f = elfsym_open(s->elf, p, NULL, 0);
+	free(p);
+	return elfsym_file_status(f) == ELFSYM_OK ? f : NULL;
+}
+
+static struct elfsym_file *local_vdso32(struct symbolizer *s)
+{
+	unsigned char bid[ELFSYM_BUILD_ID_MAX];
+	struct elfsym_file *f = NULL;
+	size_t len = local_vdso_build_id(bid, sizeof(bid));
+	struct utsname u;
+	char *dir;
+
+	if (!len)
+		return NULL;
+	if (s->opts.vdso_dir)
+		return vdso32_in(s, s->opts.vdso_dir, bid, len);
+	if (uname(&u))
+		return NULL;
+	dir = xasprintf("/lib/modules/%s/vdso", u.release);
+	f = vdso32_in(s, dir, bid, len);
+	free(dir);
+	if (!f) {
+		dir = xasprintf("%s/lib/modules/%s/vdso", s->opts.debug_root ?
+				s->opts.debug_root : "/usr/lib/debug",
+				u.release);
+		f = vdso32_in(s, dir, bid, len);
+		free(dir);
+	}
+	return f;
+}
+
+static struct elfsym_file *vdso32(struct symbolizer *s)
+{
+	if (!s->vdso32_tried && s->opts.local_vdso) {
+		s->vdso32 = local_vdso32(s);
+		s->vdso32_tried = true;
+	}
+	return s->vdso32;
+}
+
+const char *symbolize_vdso32(struct symbolizer *s, uint64_t off, bool is_ret)
+{
+	struct elfsym_file *f = vdso32(s);
+	struct elfsym_result r;
+
+	s->stats.vdso++;
+	if (f && !s->opts.addresses && elfsym_file_lookup(f, off, is_ret, &r) &&
+	    *r.name) {
+		s->stats.vdso_resolved++;
+		return emit(s, r.name, false, "");
+	}
+	return internf(s, "[vdso]+0x%llx", (unsigned long long)off);
+}
+
+enum elfsym_cfa symbolize_vdso32_cfa(struct symbolizer *s, uint64_t off)
+{
+	struct elfsym_file *f = vdso32(s);
+
+	return f ? elfsym_file_cfa(f, off) : ELFSYM_CFA_UNKNOWN;
 }
 
 static const char *kernel_addr(struct symbolizer *s, uint64_t addr)

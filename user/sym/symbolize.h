@@ -54,9 +54,11 @@ struct symbolize_opts {
 	/*
 	 * The recording was taken on this machine since its last boot, so
 	 * our own vDSO is the profiled processes' vDSO and can name its
-	 * frames (64-bit processes only).
+	 * frames (64-bit processes; 32-bit ones: see symbolize_vdso32()).
 	 */
 	bool local_vdso;
+	/* Tests: where vdso64.so and vdso32.so are (symbolize_vdso32()). */
+	const char *vdso_dir;
 };
 
 struct symbolize_stats {
@@ -122,6 +124,18 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 /* A frame in the vDSO, offset from the start of its mapping. */
 const char *symbolize_vdso(struct symbolizer *s, uint64_t offset,
 			   bool is_return_addr);
+
+/*
+ * A frame in the vDSO of a 32-bit (compat) process: not our own (64-bit)
+ * vDSO, whose offsets are other functions'. With opts.local_vdso, named
+ * from the running kernel's vdso32.so where its build is shipped
+ * (/lib/modules/RELEASE/vdso/, or under the debug root, as Fedora's and
+ * Debian's -dbg packages have it) and proven to be the running kernel's:
+ * the vdso64.so beside it has our vDSO's build-id. Else [vdso]+0xOFFSET.
+ */
+const char *symbolize_vdso32(struct symbolizer *s, uint64_t offset,
+			     bool is_return_addr);
+enum elfsym_cfa symbolize_vdso32_cfa(struct symbolizer *s, uint64_t offset);
 
 /*
  * Whether the frame-pointer walk found the caller of the function at a
