@@ -514,6 +514,38 @@ else
 	skip tool-vdso-compat "no __vdso_clock_gettime in this machine's vDSO, or no boot id"
 fi
 
+# A recording from another boot or host named with this machine's files
+# and kernel symbols: one warning (none for this boot, as above, nor when
+# only the recording's own names and the given --kallsyms are used).
+check tool-this-boot-no-warning [ ! -s "$T/vdso.err" ]
+cat >"$T/spec-foreign" <<EOF
+header freq=997 samples=5 recorded=5 running_ns=10000000 cpus=1
+host boot_id=00000000-1111-2222-3333-444444444444 hostname=elsewhere release=0.0
+file 1 $chain build_id=$bid
+proc 1 tgid=4242 comm=chain
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+ksym 0xffffffff81001000 0x10 do_syscall_64
+stack 3 proc=1 tgid=4242 comm=chain u=$leaf,$r_mid
+stack 2 proc=0 tgid=0 comm=kworker flags=kthread k=0xffffffff81002000,0xffffffff81001000
+EOF
+"$T/mksnap" <"$T/spec-foreign" >"$T/foreign.fstat"
+"$FS" fold --perfmap-dir "$empty" --debug-dir "$empty" "$T/foreign.fstat" >"$T/foreign.out" 2>"$T/foreign.err"
+if [ "$(grep -c 'warning: the recording was taken on host .elsewhere. (this is .*), but its frames are named from this machine.s files: ' "$T/foreign.err")" = 1 ] &&
+   [ "$(wc -l <"$T/foreign.err")" = 1 ]; then
+	pass tool-foreign-host-warned-once
+else
+	fail tool-foreign-host-warned-once "$(tr '\n' '|' <"$T/foreign.err")"
+fi
+grep -v '^file\|^map\|^stack 3' "$T/spec-foreign" >"$T/spec-foreign-k"
+"$T/mksnap" <"$T/spec-foreign-k" >"$T/foreign-k.fstat"
+"$FS" fold --perfmap-dir "$empty" "$T/foreign-k.fstat" >/dev/null 2>"$T/foreign-k.err"
+check tool-foreign-kallsyms-warned grep -q "warning: the recording was taken on host 'elsewhere' .*, but its frames are named from this machine's kernel symbols (/proc/kallsyms): .*KASLR" "$T/foreign-k.err"
+"$FS" fold "${env_opts[@]}" "$T/foreign-k.fstat" >/dev/null 2>"$T/foreign-k2.err"
+check tool-foreign-given-kallsyms-quiet [ ! -s "$T/foreign-k2.err" ]
+sed "s/hostname=elsewhere/hostname=$(uname -n)/" "$T/spec-foreign-k" | "$T/mksnap" >"$T/foreign-boot.fstat"
+"$FS" fold --perfmap-dir "$empty" "$T/foreign-boot.fstat" >/dev/null 2>"$T/foreign-boot.err"
+check tool-foreign-boot-warned grep -q "warning: the recording was taken in another boot of this host (boot id 00000000-1111-2222-3333-444444444444, now .*), but its frames are named from this machine's kernel symbols" "$T/foreign-boot.err"
+
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may
 # be empty.

@@ -132,11 +132,15 @@ int src_fold_snapshot(const struct snapshot *s, bool live,
 	struct symbolize_opts so = o->sym;
 	struct fold_opts fo = o->fold;
 	struct symbolizer *sym;
+	char *foreign;
 	int ret;
 
 	so.local_vdso = snapshot_from_this_boot(s, live);
+	foreign = live ? NULL : snapshot_foreign(s);
+	so.foreign = foreign;
 	fo.annotate = so.annotate;
 	sym = symbolizer_new(&so);
+	free(foreign);
 	ret = fold_snapshot(s, sym, &fo, p);
 	replaced_warn(sym, o->verbose);
 	if (o->verbose)

@@ -45,6 +45,7 @@ struct symbolizer {
 	struct elfsym_file *vdso;	/* NULL until the first vDSO frame */
 	struct elfsym_file *vdso32;	/* of compat tasks, once looked for */
 	bool vdso32_tried;
+	bool foreign_warned;
 	/* Interned frame strings: open addressing, power-of-two size. */
 	const char **strs;
 	size_t nr_strs, cap_strs;
@@ -105,6 +106,7 @@ struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
 	s->opts.proc_root = dup_opt(s->opts.proc_root);
 	s->opts.kallsyms = dup_opt(s->opts.kallsyms);
 	s->opts.vdso_dir = dup_opt(s->opts.vdso_dir);
+	s->opts.foreign = dup_opt(s->opts.foreign);
 	eo.sysroot = s->opts.sysroot;
 	eo.debug_root = s->opts.debug_root;
 	eo.raw = s->opts.raw;
@@ -139,6 +141,7 @@ void symbolizer_free(struct symbolizer *s)
 	free((char *)s->opts.proc_root);
 	free((char *)s->opts.kallsyms);
 	free((char *)s->opts.vdso_dir);
+	free((char *)s->opts.foreign);
 	free(s);
 }
 
@@ -303,10 +306,30 @@ static const char *emit(struct symbolizer *s, const char *name,
 
 /* --- frames --- */
 
+/*
+ * A recording from elsewhere is about to be named from @what of this
+ * machine: say it once.
+ */
+static void foreign_use(struct symbolizer *s, const char *what)
+{
+	if (!s->opts.foreign || s->foreign_warned)
+		return;
+	s->foreign_warned = true;
+	fs_warn("the recording was taken %s, but its frames are named from this machine's %s: they may name the wrong functions (kernel addresses move at every boot with KASLR); name them where they were recorded, or give --kallsyms, --sysroot and --perfmap-dir with that machine's copies",
+		s->opts.foreign, what);
+}
+
+static bool local_files(const struct symbolizer *s)
+{
+	return !s->opts.sysroot || !*s->opts.sysroot;
+}
+
 struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 				   const unsigned char *build_id,
 				   size_t build_id_len)
 {
+	if (local_files(s) && !s->opts.addresses)
+		foreign_use(s, "files");
 	return elfsym_open(s->elf, path, build_id, build_id_len);
 }
 
@@ -316,6 +339,8 @@ struct elfsym_file *symbolize_file_inode(struct symbolizer *s,
 					 const unsigned char *build_id,
 					 size_t build_id_len)
 {
+	if (local_files(s) && !s->opts.addresses)
+		foreign_use(s, "files");
 	return elfsym_open_inode(s->elf, path, build_id, build_id_len, dev,
 				 ino);
 }
@@ -332,6 +357,8 @@ struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
 
 	if (s->opts.sysroot && *s->opts.sysroot)
 		return symbolize_file(s, path, build_id, build_id_len);
+	if (!s->opts.addresses)
+		foreign_use(s, "files");
 	where = procroot_find(s->opts.proc_root, root, path, dev, ino);
 	if (where) {
 		f = elfsym_open(s->elf, where, build_id, build_id_len);
@@ -392,6 +419,8 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 	struct perfmap_result r;
 
 	s->stats.jit++;
+	if (!s->opts.addresses && !s->opts.perfmap_dir)
+		foreign_use(s, "perf maps (/tmp/perf-PID.map)");
 	if (!s->opts.addresses &&
 	    perfmap_lookup(s->perfmaps, tgid, ns_tgid, addr, is_ret, &r) &&
 	    *r.name) {
@@ -591,6 +620,8 @@ static const char *kernel_frame(struct symbolizer *s, uint64_t addr,
 	*resolved = false;
 	if (s->opts.addresses)
 		return kernel_addr(s, addr);
+	if (!s->ksyms && !s->opts.kallsyms)
+		foreign_use(s, "kernel symbols (/proc/kallsyms)");
 	if (!s->ksyms)
 		s->ksyms = ksyms_load(s->opts.kallsyms);
 	if (!ksyms_lookup(s->ksyms, addr, is_ret, &r))

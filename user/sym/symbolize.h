@@ -59,6 +59,13 @@ struct symbolize_opts {
 	bool local_vdso;
 	/* Tests: where vdso64.so and vdso32.so are (symbolize_vdso32()). */
 	const char *vdso_dir;
+	/*
+	 * Where the recording was taken when that is not this boot of this
+	 * machine ("on host 'a' (this is 'b')"): the first frame named from
+	 * this machine's own files, /proc/kallsyms or perf maps (no
+	 * --sysroot, --kallsyms or --perfmap-dir given) gets one warning.
+	 */
+	const char *foreign;
 };
 
 struct symbolize_stats {
