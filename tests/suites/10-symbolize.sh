@@ -190,6 +190,23 @@ q replaced-no-recorded-build-id "$DR" "user $R $(off "$R" fx_variant_pad 1)" fx_
 q missing-file-debug-by-build-id "$DR" "user /nonexistent/fx_gone $o_a2 $bid_a2" fx_middle
 }
 
+# MiniDebugInfo: stripped, its static functions in .gnu_debugdata.
+M=$OUT/fx_mini
+if [ -z "$(nm "$M" 2>/dev/null)" ] && readelf -SW "$M" | grep -q ' \.gnu_debugdata ' &&
+   [ -z "$(nm -D "$M" | awk '$3 == "fx_static_helper"')" ]; then
+	pass fixture-minidebuginfo
+else
+	fail fixture-minidebuginfo "fx_mini has a .symtab, no .gnu_debugdata, or fx_static_helper in .dynsym"
+fi
+o_mstatic=$(off "$M.full" fx_static_helper 1)
+need minidebuginfo "$o_mstatic" &&
+{
+q minidebuginfo-static "$DR" "user $M $o_mstatic" fx_static_helper
+q minidebuginfo-leaf "$DR" "user $M $(off "$M.full" fx_leaf 2)" fx_leaf
+q minidebuginfo-return-address "$DR" "user $M $(off "$M.full" fx_after_dies) ret" fx_dies
+q minidebuginfo-main "$DR" "user $M $(off "$M.full" main 4)" main
+}
+
 # fx_nbid (no build-id) was rebuilt after build A (fx_nbid_a, its inode)
 # was recorded: the file at the path is another inode and names nothing.
 NB=$OUT/fx_nbid
@@ -355,6 +372,8 @@ check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
 # shellcheck disable=SC2086
 printf 'user %s %s %s\ndump\n' "$NB" "$o_nba" "$nb_a" |
 	"$UNIT/symtest" $DR > "$TMP/dump-nbid" 2>&1
+printf 'user %s %s\ndump\n' "$M" "$o_mstatic" | "$UNIT/symtest" $DR > "$TMP/dump-mini" 2>&1
+check dump-minidebuginfo grep -q "^$M \[-\]: [0-9]* symbols from $M \[.gnu_debugdata\]\$" "$TMP/dump-mini"
 check dump-rebuilt-nobid grep -q "^$NB \[-\]: file replaced since recording (another inode at the path, no build-id to compare), not used\$" "$TMP/dump-nbid"
 
 # perf maps are read as perf reads them: regular files owned by the reader

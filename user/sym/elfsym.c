@@ -158,9 +158,14 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 	if (bin.elf) {
 		load_segments(f, bin.elf, false);
 		cfi_source(f, &bin);
+		/*
+		 * No .symtab: a separate debug file, else MiniDebugInfo's
+		 * (its .symtab holds what .dynsym lacks: merged).
+		 */
 		if (!has_symtab(bin.elf) &&
-		    !debug_by_build_id(c, want, want_len, &dbg))
-			debug_by_link(c, &bin, f->path, &dbg);
+		    !debug_by_build_id(c, want, want_len, &dbg) &&
+		    !debug_by_link(c, &bin, f->path, &dbg))
+			minidebug_open(&bin, &dbg);
 	} else if (debug_by_build_id(c, want, want_len, &dbg)) {
 		load_segments(f, dbg.elf, true);
 		f->layout_guessed = true;

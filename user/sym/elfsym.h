@@ -39,7 +39,10 @@
  *   <debug_root>/.build-id/<xx>/<rest>.debug (its build-id must match),
  *   .gnu_debuglink: <dir>/<name>, <dir>/.debug/<name>,
  *                   <debug_root><dir>/<name> (the build-id must match;
- *                   when either file has none, the link's CRC32).
+ *                   when either file has none, the link's CRC32),
+ *   MiniDebugInfo:  the xz-compressed ELF in the file's .gnu_debugdata
+ *                   (Fedora, RHEL), whose .symtab holds the functions
+ *                   .dynsym lacks, as gdb and perf read it.
  * Kept: STT_FUNC and STT_GNU_IFUNC defined symbols, and STT_NOTYPE symbols
  * in executable sections (hand-written assembly) whose name does not start
  * with '.' or '$' (assembler and annotation labels). A "@VERSION" or

@@ -82,6 +82,7 @@ struct ehandle {
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
 	size_t build_id_len;		/* stored bytes */
 	size_t build_id_full;		/* bytes in the note */
+	void *image;			/* owned memory elf reads, or NULL */
 };
 
 /* elfsym_elf.c: opening a file or image. */
@@ -98,6 +99,12 @@ bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 		       size_t len, struct ehandle *out);
 bool debug_by_link(struct elfsym_cache *c, struct ehandle *bin,
 		   const char *recorded_path, struct ehandle *out);
+
+/*
+ * elfsym_minidebug.c: the ELF image in @bin's .gnu_debugdata
+ * (MiniDebugInfo), decompressed, as @out, if it has a .symtab.
+ */
+bool minidebug_open(const struct ehandle *bin, struct ehandle *out);
 
 /* elfsym_lookup.c: a file offset to an ELF address, by the segments. */
 bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
