@@ -190,6 +190,45 @@ q replaced-no-recorded-build-id "$DR" "user $R $(off "$R" fx_variant_pad 1)" fx_
 q missing-file-debug-by-build-id "$DR" "user /nonexistent/fx_gone $o_a2 $bid_a2" fx_middle
 }
 
+# MiniDebugInfo: stripped, its static functions in .gnu_debugdata.
+M=$OUT/fx_mini
+if [ -z "$(nm "$M" 2>/dev/null)" ] && readelf -SW "$M" | grep -q ' \.gnu_debugdata ' &&
+   [ -z "$(nm -D "$M" | awk '$3 == "fx_static_helper"')" ]; then
+	pass fixture-minidebuginfo
+else
+	fail fixture-minidebuginfo "fx_mini has a .symtab, no .gnu_debugdata, or fx_static_helper in .dynsym"
+fi
+o_mstatic=$(off "$M.full" fx_static_helper 1)
+need minidebuginfo "$o_mstatic" &&
+{
+q minidebuginfo-static "$DR" "user $M $o_mstatic" fx_static_helper
+q minidebuginfo-leaf "$DR" "user $M $(off "$M.full" fx_leaf 2)" fx_leaf
+q minidebuginfo-return-address "$DR" "user $M $(off "$M.full" fx_after_dies) ret" fx_dies
+q minidebuginfo-main "$DR" "user $M $(off "$M.full" main 4)" main
+}
+
+# fx_nbid (no build-id) was rebuilt after build A (fx_nbid_a, its inode)
+# was recorded: the file at the path is another inode and names nothing.
+NB=$OUT/fx_nbid
+nb_a="dev=$(stat -c %d "$NB"_a) ino=$(stat -c %i "$NB"_a)"
+nb_b="dev=$(stat -c %d "$NB") ino=$(stat -c %i "$NB")"
+o_nba=$(off "$NB"_a fx_leaf 1)
+o_nbb=$(off "$NB" fx_variant_pad 1)
+if [ -z "$(build_id "$NB")" ] && [ "$nb_a" != "$nb_b" ] && ! cmp -s "$NB" "$NB"_a &&
+   [ "$o_nba" != "$(off "$NB" fx_leaf 1)" ]; then
+	pass fixture-rebuilt-without-build-id
+else
+	fail fixture-rebuilt-without-build-id "fx_nbid: build-id '$(build_id "$NB")', $nb_b, fx_nbid_a: $nb_a"
+fi
+need rebuilt-nobid "$o_nba" "$o_nbb" &&
+{
+q rebuilt-nobid-other-inode-unresolved "$DR" "user $NB $o_nba $nb_a" "fx_nbid+$o_nba"
+q rebuilt-nobid-other-inode-return-address "$DR" "user $NB $o_nba ret $nb_a" "fx_nbid+$o_nba"
+q rebuilt-nobid-same-inode "$DR" "user $NB $o_nbb $nb_b" fx_variant_pad
+q rebuilt-nobid-inode-unknown "$DR" "user $NB $o_nbb" fx_variant_pad
+q rebuilt-nobid-sysroot-copies "$DR --sysroot $OUT" "user /fx_nbid_a $o_nba $nb_b" fx_leaf
+}
+
 # Missing and deleted files.
 q missing-file "$DR" "user /nonexistent/dir/libgone.so 0x1234" "libgone.so+0x1234"
 q missing-file-return-address "$DR" "user /nonexistent/dir/libgone.so 0x1234 ret" "libgone.so+0x1234"
@@ -204,6 +243,20 @@ if "$UNIT/symunit" --dump-vdso "$TMP/vdso.so" &&
 	o_vdso=$(vaddr2off "$TMP/vdso.so" "$(printf '%x' $((16#$vs + 1)))")
 	q vdso-local "--local-vdso" "vdso $o_vdso" __vdso_clock_gettime
 	q vdso-not-local "" "vdso $o_vdso" "[vdso]+$o_vdso"
+	# A 32-bit process's vDSO is not ours: the same offset names nothing
+	# (no vdso32.so of this kernel here), or is named from a vdso32.so
+	# whose vdso64.so beside it is our vDSO's build.
+	q vdso32-not-ours "--local-vdso" "vdso32 $o_vdso" "[vdso]+$o_vdso"
+	v32=$TMP/vdso-dir v32bad=$TMP/vdso-dir-other
+	mkdir -p "$v32" "$v32bad"
+	cp "$TMP/vdso.so" "$v32/vdso64.so"
+	cp "$OUT/fx_fp_yes32" "$v32/vdso32.so"
+	cp "$OUT/fx_pie" "$v32bad/vdso64.so"
+	cp "$OUT/fx_fp_yes32" "$v32bad/vdso32.so"
+	o32=$(off "$OUT/fx_fp_yes32" fxfp_caller 1)
+	q vdso32-from-kernel-build "--local-vdso --vdso-dir $v32" "vdso32 $o32" fxfp_caller
+	q vdso32-other-kernel-build "--local-vdso --vdso-dir $v32bad" "vdso32 $o32" "[vdso]+$o32"
+	q vdso32-not-local "--vdso-dir $v32" "vdso32 $o32" "[vdso]+$o32"
 else
 	skip vdso-local "no __vdso_clock_gettime in this machine's vDSO"
 fi
@@ -316,6 +369,42 @@ done
 check dump-replaced-file grep -q "^$R \[$bid_a1\]: file replaced since recording" "$TMP/dump"
 check dump-layout-guessed grep -q "^$R \[$bid_a2\]: .* symbols from .*\.build-id/.*(layout guessed)" "$TMP/dump"
 check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
+# shellcheck disable=SC2086
+printf 'user %s %s %s\ndump\n' "$NB" "$o_nba" "$nb_a" |
+	"$UNIT/symtest" $DR > "$TMP/dump-nbid" 2>&1
+printf 'user %s %s\ndump\n' "$M" "$o_mstatic" | "$UNIT/symtest" $DR > "$TMP/dump-mini" 2>&1
+check dump-minidebuginfo grep -q "^$M \[-\]: [0-9]* symbols from $M \[.gnu_debugdata\]\$" "$TMP/dump-mini"
+check dump-rebuilt-nobid grep -q "^$NB \[-\]: file replaced since recording (another inode at the path, no build-id to compare), not used\$" "$TMP/dump-nbid"
+
+# perf maps are read as perf reads them: regular files owned by the reader
+# or root (here: also by the live process's owner, <proc>/<tgid>).
+pm=$TMP/pm
+mkdir -p "$pm/tmp" "$pm/proc/31" "$pm/proc/32" "$pm/proc/33"
+for p in 31 32 33 34; do
+	echo "7f0000001000 100 jit_fn_$p" > "$pm/tmp/perf-$p.map"
+done
+ln -s "$pm/tmp/perf-34.map" "$pm/tmp/perf-35.map"
+if [ "$(id -u)" = 0 ] && chown nobody "$pm/tmp/perf-31.map" "$pm/tmp/perf-32.map" "$pm/proc/32" 2>/dev/null; then
+	printf 'anon %s %s 0x7f0000001010\n' 31 31 32 32 33 33 35 35 |
+		"$UNIT/symtest" --perfmap-dir "$pm/tmp" --proc-root "$pm/proc" > "$TMP/pm.out" 2> "$TMP/pm.err"
+	mapfile -t got < "$TMP/pm.out"
+	if [ "${got[0]-}" = "[anon]+0x7f0000001010" ] &&
+	   grep -q "^symtest: warning: $pm/tmp/perf-31.map: owned by uid $(id -u nobody), not by you, root or process 31's owner; ignored" "$TMP/pm.err"; then
+		pass perfmap-other-owner-refused
+	else
+		fail perfmap-other-owner-refused "got '${got[0]-}', stderr: $(tr '\n' '|' < "$TMP/pm.err")"
+	fi
+	check perfmap-process-owner [ "${got[1]-}" = jit_fn_32 ]
+	check perfmap-own [ "${got[2]-}" = jit_fn_33 ]
+	if [ "${got[3]-}" = "[anon]+0x7f0000001010" ] &&
+	   grep -q "perf-35.map: a symbolic link, not a regular file; ignored" "$TMP/pm.err"; then
+		pass perfmap-symlink-refused
+	else
+		fail perfmap-symlink-refused "got '${got[3]-}', stderr: $(tr '\n' '|' < "$TMP/pm.err")"
+	fi
+else
+	skip perfmap-owner "not root: cannot give a perf map to another user"
+fi
 
 # Golden files: kallsyms and perf maps.
 for d in "$FIX"/golden/*/; do

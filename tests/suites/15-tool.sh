@@ -205,7 +205,7 @@ done
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
-	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordsum.log"; then
+	"${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm 2>"$T/recordsum.log"; then
 	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
 	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
 	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
@@ -404,7 +404,7 @@ check tool-diff-units-warned grep -q 'counts samples, .* sampling periods: where
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordout" "$TOP/tests/tool/recordout.c" \
-	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordout.log"; then
+	"${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm 2>"$T/recordout.log"; then
 	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" -o "$T/periods.svg" 2>"$T/periods-svg.err"
 	check tool-svg-periods-meta grep -qxF '<text id="meta" x="50%" y="42">20 samples (40.00 ms of CPU time), 1.00 s at 1000 Hz on 1 CPU, 0 dropped (0.00%), sampler 1000 ns/sample (0.002% CPU)</text>' "$T/periods.svg"
 	if grep -qx '<g class="root"><path d="M0 0h40"/></g>' "$T/periods.svg" &&
@@ -444,6 +444,107 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 else
 	fail tool-recordout-build "$(head -3 "$T/recordout.log" | tr '\n' '|')"
 fi
+
+# A binary without a build-id rebuilt after the recording: the FILE
+# record's inode is not the file at the path now, whose symbols would name
+# the wrong functions. (nb.rec keeps the recorded inode from being reused.)
+rm -f "$T/nb" "$T/nb.rec"
+objcopy --remove-section .note.gnu.build-id "$chain" "$T/nb"
+ln "$T/nb" "$T/nb.rec"
+rm "$T/nb"
+cp "$T/nb.rec" "$T/nb"
+nb_id="dev=$(stat -c %d "$T/nb.rec") ino=$(stat -c %i "$T/nb.rec")"
+cat >"$T/spec-nb" <<EOF
+header freq=997 samples=15 recorded=15 running_ns=10000000 cpus=1
+file 1 $T/nb $nb_id
+file 2 $T/nb.rec $nb_id
+proc 1 tgid=4242 comm=nb
+proc 2 tgid=4243 comm=same
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+map 2 2 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+stack 10 proc=1 tgid=4242 comm=nb u=$leaf,$r_mid
+stack 5 proc=2 tgid=4243 comm=same u=$leaf,$r_mid
+EOF
+"$T/mksnap" <"$T/spec-nb" >"$T/nb.fstat"
+"$FS" fold "${env_opts[@]}" "$T/nb.fstat" >"$T/nb.out" 2>"$T/nb.err"
+check tool-rebuilt-without-build-id-unnamed grep -qxF "$(printf 'nb;nb+0x%x;nb+0x%x 10' $((r_mid - base)) $((leaf - base)))" "$T/nb.out"
+check tool-rebuilt-same-inode-named grep -qx 'same;middle;hot_leaf 5' "$T/nb.out"
+check tool-rebuilt-warned grep -qxF 'flamestat fold: warning: 1 file was replaced since the recording (another build-id, or without one another file at the path): not used for names, its frames stay FILE+0xOFFSET (--verbose names them)' "$T/nb.err"
+"$FS" fold "${env_opts[@]}" --verbose "$T/nb.fstat" 2>"$T/nb-verbose.err" >/dev/null
+check tool-rebuilt-verbose-names-file grep -qxF "$T/nb [-]: file replaced since recording (another inode at the path, no build-id to compare), not used" "$T/nb-verbose.err"
+
+# A 32-bit task's vDSO frames are not named from our own 64-bit vDSO
+# (a recording of this boot names a 64-bit task's from it).
+cat >"$T/dumpvdso.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+int main(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), s, e;
+	char line[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+
+	while (m && fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &s, &e) == 2 &&
+		    s == base)
+			return fwrite((void *)s, 1, e - s, stdout) != e - s;
+	return 1;
+}
+EOF
+if gcc -O1 -o "$T/dumpvdso" "$T/dumpvdso.c" && "$T/dumpvdso" >"$T/vdso.so" &&
+   vs=$(nm -D --defined-only "$T/vdso.so" | awk '$3 ~ /^__vdso_clock_gettime@/ { print $1; exit }') &&
+   [ -n "$vs" ] && [ -r /proc/sys/kernel/random/boot_id ]; then
+	vo=$(printf '0x%x' $((16#$vs + 1)))
+	cat >"$T/spec-vdso" <<EOF
+header freq=997 samples=5 recorded=5 running_ns=10000000 cpus=1
+host boot_id=$(cat /proc/sys/kernel/random/boot_id) hostname=$(uname -n) release=$(uname -r)
+proc 1 tgid=4242 comm=app64
+proc 2 tgid=4343 comm=app32 flags=compat
+map 1 0 0x7fff00000000 0x7fff00002000 0 vdso
+map 2 0 0xf7f00000 0xf7f02000 0 vdso
+stack 3 proc=1 tgid=4242 comm=app64 u=$((0x7fff00000000 + vo))
+stack 2 proc=2 tgid=4343 comm=app32 flags=compat u=$((0xf7f00000 + vo))
+EOF
+	"$T/mksnap" <"$T/spec-vdso" >"$T/vdso.fstat"
+	"$FS" fold "${env_opts[@]}" "$T/vdso.fstat" >"$T/vdso.out" 2>"$T/vdso.err"
+	check tool-vdso-64-named grep -qx 'app64;__vdso_clock_gettime 3' "$T/vdso.out"
+	check tool-vdso-compat-not-ours grep -qx "app32;\[vdso\]+$vo 2" "$T/vdso.out"
+else
+	skip tool-vdso-compat "no __vdso_clock_gettime in this machine's vDSO, or no boot id"
+fi
+
+# A recording from another boot or host named with this machine's files
+# and kernel symbols: one warning (none for this boot, as above, nor when
+# only the recording's own names and the given --kallsyms are used).
+check tool-this-boot-no-warning [ ! -s "$T/vdso.err" ]
+cat >"$T/spec-foreign" <<EOF
+header freq=997 samples=5 recorded=5 running_ns=10000000 cpus=1
+host boot_id=00000000-1111-2222-3333-444444444444 hostname=elsewhere release=0.0
+file 1 $chain build_id=$bid
+proc 1 tgid=4242 comm=chain
+map 1 1 $base $(printf '0x%x' $((base + size + 4095 & ~4095))) 0x0
+ksym 0xffffffff81001000 0x10 do_syscall_64
+stack 3 proc=1 tgid=4242 comm=chain u=$leaf,$r_mid
+stack 2 proc=0 tgid=0 comm=kworker flags=kthread k=0xffffffff81002000,0xffffffff81001000
+EOF
+"$T/mksnap" <"$T/spec-foreign" >"$T/foreign.fstat"
+"$FS" fold --perfmap-dir "$empty" --debug-dir "$empty" "$T/foreign.fstat" >"$T/foreign.out" 2>"$T/foreign.err"
+if [ "$(grep -c 'warning: the recording was taken on host .elsewhere. (this is .*), but its frames are named from this machine.s files: ' "$T/foreign.err")" = 1 ] &&
+   [ "$(wc -l <"$T/foreign.err")" = 1 ]; then
+	pass tool-foreign-host-warned-once
+else
+	fail tool-foreign-host-warned-once "$(tr '\n' '|' <"$T/foreign.err")"
+fi
+grep -v '^file\|^map\|^stack 3' "$T/spec-foreign" >"$T/spec-foreign-k"
+"$T/mksnap" <"$T/spec-foreign-k" >"$T/foreign-k.fstat"
+"$FS" fold --perfmap-dir "$empty" "$T/foreign-k.fstat" >/dev/null 2>"$T/foreign-k.err"
+check tool-foreign-kallsyms-warned grep -q "warning: the recording was taken on host 'elsewhere' .*, but its frames are named from this machine's kernel symbols (/proc/kallsyms): .*KASLR" "$T/foreign-k.err"
+"$FS" fold "${env_opts[@]}" "$T/foreign-k.fstat" >/dev/null 2>"$T/foreign-k2.err"
+check tool-foreign-given-kallsyms-quiet [ ! -s "$T/foreign-k2.err" ]
+sed "s/hostname=elsewhere/hostname=$(uname -n)/" "$T/spec-foreign-k" | "$T/mksnap" >"$T/foreign-boot.fstat"
+"$FS" fold --perfmap-dir "$empty" "$T/foreign-boot.fstat" >/dev/null 2>"$T/foreign-boot.err"
+check tool-foreign-boot-warned grep -q "warning: the recording was taken in another boot of this host (boot id 00000000-1111-2222-3333-444444444444, now .*), but its frames are named from this machine's kernel symbols" "$T/foreign-boot.err"
 
 # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on
 # ';'; inferno likewise. Every line we write must parse, and no frame may

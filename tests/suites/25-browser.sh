@@ -63,7 +63,7 @@ for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
 done
 if gcc -O1 -std=gnu11 -I"$TOP/kmod" -o "$OUT/mksnap" "$TOP/tests/tool/mksnap.c" &&
    gcc -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/user" -I"$TOP/kmod" -o "$OUT/recordout" \
-	"$TOP/tests/tool/recordout.c" "${robjs[@]}" -ldw -lelf -liberty -lz -lm; then
+	"$TOP/tests/tool/recordout.c" "${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm; then
 	printf '%s\n' 'header freq=1000 samples=20 recorded=20 running_ns=1000000000 cpus=1' \
 		'ksym 0xffffffff81001000 0 do_syscall_64' 'ksym 0xffffffff81002000 0 vfs_read' \
 		'stack 10 comm=app periods=30 k=0xffffffff81002000,0xffffffff81001000' \

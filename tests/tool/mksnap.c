@@ -8,10 +8,11 @@
  *          idle=N filtered=N mode=N table_full=N cpu_table_full=N
  *          throttled=N overruns=N state=running,lockdown,throttled
  *          running_ns=N cpus=N cost_ns=N
- *   file ID PATH [build_id=HEX]
- *   proc ID tgid=N ns_tgid=N comm=NAME [flags=exited,nomaps]
+ *   file ID PATH [build_id=HEX] [dev=N] [ino=N]     (dev: st_dev)
+ *   proc ID tgid=N ns_tgid=N comm=NAME [flags=exited,nomaps,compat]
  *   map PROC FILE START END PGOFF [anon|vdso]
  *   ksym VALUE OFFSET NAME...
+ *   host boot_id=ID hostname=NAME release=R    (the tool's HOST record)
  *   stack COUNT proc=ID tgid=N comm=NAME [cpu=N] [flags=kt,ut,uf,...]
  *         [periods=N] k=ADDR,ADDR... u=ADDR,ADDR...       (leaf first)
  *
@@ -181,7 +182,7 @@ static void do_file(char **w, int n)
 	size_t len, i;
 
 	if (n < 3)
-		die("file ID PATH [build_id=HEX]");
+		die("file ID PATH [build_id=HEX] [dev=N] [ino=N]");
 	len = strlen(w[2]);
 	r = rec(FLAMESTAT_REC_FILE, sizeof(*r) + len + 1);
 	r->file_id = (uint32_t)num(w[1]);
@@ -197,6 +198,8 @@ static void do_file(char **w, int n)
 		r->build_id[i] = (uint8_t)b;
 	}
 	r->build_id_size = (uint32_t)i;
+	r->dev = optnum(w, n, "dev", 0);
+	r->ino = optnum(w, n, "ino", 0);
 }
 
 static void do_proc(char **w, int n)
@@ -211,8 +214,20 @@ static void do_proc(char **w, int n)
 	r->tgid = (uint32_t)optnum(w, n, "tgid", 0);
 	r->ns_tgid = (uint32_t)optnum(w, n, "ns_tgid", r->tgid);
 	r->flags = (has_flag(f, "exited") ? FLAMESTAT_PROCF_EXITED : 0) |
-		   (has_flag(f, "nomaps") ? FLAMESTAT_PROCF_NOMAPS : 0);
+		   (has_flag(f, "nomaps") ? FLAMESTAT_PROCF_NOMAPS : 0) |
+		   (has_flag(f, "compat") ? FLAMESTAT_PROCF_COMPAT : 0);
 	comm_copy(r->comm, c ? c : "");
+}
+
+static void do_host(char **w, int n)
+{
+	struct flamestat_rec_host *r = rec(FLAMESTAT_REC_HOST, sizeof(*r));
+	const char *b = opt(w, n, "boot_id"), *h = opt(w, n, "hostname");
+	const char *v = opt(w, n, "release");
+
+	snprintf(r->boot_id, sizeof(r->boot_id), "%s", b ? b : "");
+	snprintf(r->hostname, sizeof(r->hostname), "%s", h ? h : "");
+	snprintf(r->release, sizeof(r->release), "%s", v ? v : "");
 }
 
 static void do_map(char **w, int n)
@@ -312,6 +327,8 @@ int main(void)
 			do_ksym(w, n, line);
 		else if (!strcmp(w[0], "stack"))
 			do_stack(w, n);
+		else if (!strcmp(w[0], "host"))
+			do_host(w, n);
 		else
 			die("unknown directive");
 	}

@@ -9,9 +9,10 @@
 
 /*
  * Queries, one per line (numbers in C syntax: 0x... or decimal):
- *   user PATH [(deleted)] OFFSET [ret] [BUILD-ID-HEX]
+ *   user PATH [(deleted)] OFFSET [ret] [BUILD-ID-HEX] [dev=N ino=N]
  *   anon TGID NS_TGID ADDR [ret]
  *   vdso OFFSET [ret]
+ *   vdso32 OFFSET [ret]     the vDSO of a 32-bit process
  *   kernel ADDR [ret]
  *   kname ADDR [NAME...]    a name given by the module (rest of the line)
  *   unknown ADDR
@@ -24,7 +25,7 @@
 static const char usage[] =
 	"usage: symtest [--sysroot DIR] [--debug-root DIR] [--perfmap-dir DIR]\n"
 	"               [--proc-root DIR] [--kallsyms FILE] [--raw] [--addresses]\n"
-	"               [--annotate] [--local-vdso] < queries\n";
+	"               [--annotate] [--local-vdso] [--vdso-dir DIR] < queries\n";
 
 static uint64_t num(const char *s)
 {
@@ -90,6 +91,7 @@ static const char *query(struct symbolizer *s, char *line)
 
 	if (!strcmp(cmd, "user")) {
 		unsigned char bid[ELFSYM_BUILD_ID_MAX];
+		uint64_t dev = 0, ino = 0;
 		size_t bid_len = 0;
 		const char *out;
 		char *t, *path = NULL;
@@ -103,12 +105,17 @@ static const char *query(struct symbolizer *s, char *line)
 		while ((t = strtok_r(NULL, " \t\n", &save))) {
 			if (!strcmp(t, "ret"))
 				ret = true;
+			else if (!strncmp(t, "dev=", 4))
+				dev = num(t + 4);
+			else if (!strncmp(t, "ino=", 4))
+				ino = num(t + 4);
 			else
 				bid_len = parse_bid(t, bid, sizeof(bid));
 		}
 		if (!a)
 			return NULL;
-		out = symbolize_user(s, symbolize_file(s, a, bid, bid_len),
+		out = symbolize_user(s, symbolize_file_inode(s, a, dev, ino,
+							     bid, bid_len),
 				     num(b), ret);
 		free(path);
 		return out;
@@ -135,6 +142,8 @@ static const char *query(struct symbolizer *s, char *line)
 	}
 	if (!strcmp(cmd, "vdso"))
 		return symbolize_vdso(s, num(a), b && !strcmp(b, "ret"));
+	if (!strcmp(cmd, "vdso32"))
+		return symbolize_vdso32(s, num(a), b && !strcmp(b, "ret"));
 	if (!strcmp(cmd, "kernel"))
 		return symbolize_kernel(s, num(a), b && !strcmp(b, "ret"));
 	if (!strcmp(cmd, "unknown"))
@@ -154,6 +163,7 @@ int main(int argc, char **argv)
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "annotate", no_argument, NULL, 'A' },
 		{ "local-vdso", no_argument, NULL, 'v' },
+		{ "vdso-dir", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct symbolize_opts o = { 0 };
@@ -191,6 +201,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			o.local_vdso = true;
+			break;
+		case 'V':
+			o.vdso_dir = optarg;
 			break;
 		default:
 			fputs(usage, stderr);

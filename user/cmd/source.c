@@ -132,18 +132,41 @@ struct option *getopt_concat(const struct option *a, const struct option *b,
 	return all;
 }
 
+/*
+ * Files replaced since the recording name no frame (elfsym.h): say so,
+ * once; --verbose lists them.
+ */
+static void replaced_warn(const struct symbolizer *sym, bool verbose)
+{
+	struct symbolize_stats st;
+	unsigned long n;
+
+	symbolizer_stats(sym, &st);
+	n = st.replaced_files;
+	if (!n)
+		return;
+	fs_warn("%lu file%s replaced since the recording (another build-id, or without one another file at the path): not used for names, %s frames stay FILE+0xOFFSET%s",
+		n, n == 1 ? " was" : "s were", n == 1 ? "its" : "their",
+		verbose ? "" : " (--verbose names them)");
+}
+
 int src_fold_snapshot(const struct snapshot *s, bool live,
 		      const struct src_opts *o, struct profile *p)
 {
 	struct symbolize_opts so = o->sym;
 	struct fold_opts fo = o->fold;
 	struct symbolizer *sym;
+	char *foreign;
 	int ret;
 
 	so.local_vdso = snapshot_from_this_boot(s, live);
+	foreign = live ? NULL : snapshot_foreign(s);
+	so.foreign = foreign;
 	fo.annotate = so.annotate;
 	sym = symbolizer_new(&so);
+	free(foreign);
 	ret = fold_snapshot(s, sym, &fo, p);
+	replaced_warn(sym, o->verbose);
 	if (o->verbose)
 		symbolizer_dump(sym, stderr);
 	symbolizer_free(sym);

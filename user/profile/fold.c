@@ -114,9 +114,10 @@ static struct elfsym_file *file_handle(const struct snapshot *s,
 						   m->file->build_id_size);
 		c->looked_up = true;
 	} else if (!c->looked_up) {
-		c->handle = symbolize_file(sym, m->file->path,
-					   m->file->build_id,
-					   m->file->build_id_size);
+		c->handle = symbolize_file_inode(sym, m->file->path,
+						 m->file->dev, m->file->ino,
+						 m->file->build_id,
+						 m->file->build_id_size);
 		c->looked_up = true;
 	}
 	return c->handle;
@@ -137,6 +138,10 @@ static size_t user_frames(const struct snapshot *s, struct symbolizer *sym,
 	*out = one;
 	if (!m)
 		*one = symbolize_unknown(sym, addr);
+	/* A 32-bit task's vDSO is not ours (symbolize_vdso32()). */
+	else if ((m->flags & FLAMESTAT_MAPF_VDSO) &&
+		 (proc->flags & FLAMESTAT_PROCF_COMPAT))
+		*one = symbolize_vdso32(sym, addr - m->start, is_ret);
 	else if (m->flags & FLAMESTAT_MAPF_VDSO)
 		*one = symbolize_vdso(sym, addr - m->start, is_ret);
 	else if (!m->file)
@@ -260,7 +265,9 @@ static void leaf_check(const struct snapshot *s, struct symbolizer *sym,
 	if (!m)
 		return;
 	if (m->flags & FLAMESTAT_MAPF_VDSO) {
-		cfa = symbolize_vdso_cfa(sym, addr - m->start);
+		cfa = (proc->flags & FLAMESTAT_PROCF_COMPAT) ?
+		      symbolize_vdso32_cfa(sym, addr - m->start) :
+		      symbolize_vdso_cfa(sym, addr - m->start);
 		object = "[vdso]";
 	} else if (m->file) {
 		cfa = elfsym_file_cfa(file_handle(s, sym, fc, proc, m),

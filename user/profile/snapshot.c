@@ -418,6 +418,24 @@ bool snapshot_from_this_boot(const struct snapshot *s, bool live)
 	return id[0] && !strcmp(id, s->host.boot_id);
 }
 
+char *snapshot_foreign(const struct snapshot *s)
+{
+	struct utsname u;
+	char id[48];
+
+	if (!s->has_host || !s->host.boot_id[0])
+		return NULL;
+	read_boot_id(id, sizeof(id));
+	if (!id[0] || !strcmp(id, s->host.boot_id))
+		return NULL;
+	if (!uname(&u) && s->host.hostname[0] &&
+	    strcmp(u.nodename, s->host.hostname))
+		return xasprintf("on host '%s' (this is '%s')",
+				 s->host.hostname, u.nodename);
+	return xasprintf("in another boot of this host (boot id %s, now %s)",
+			 s->host.boot_id, id);
+}
+
 static void fill_host(struct flamestat_rec_host *h)
 {
 	struct utsname u;

@@ -95,6 +95,14 @@ void snapshot_free(struct snapshot *s);
 /* Was @s taken on this machine during the running boot? */
 bool snapshot_from_this_boot(const struct snapshot *s, bool live);
 
+/*
+ * When @s says (its HOST record) it was taken on another host or in
+ * another boot than the running one: what to tell the user, as "on host
+ * 'a' (this is 'b')" or "in another boot of this host"; free it. NULL when
+ * it is from this boot, or does not say (no HOST record, no boot id here).
+ */
+char *snapshot_foreign(const struct snapshot *s);
+
 /* Does the file start with the snapshot magic? */
 bool snapshot_file_is_raw(const char *path);
 

@@ -10,9 +10,15 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+
+#define BTRFS_MAGIC		0x9123683eL
+#define OVERLAYFS_MAGIC		0x794c7630L
 
 static uint64_t hash_key(const char *path, const unsigned char *bid,
-			 size_t len)
+			 size_t len, uint64_t dev, uint64_t ino)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
 
@@ -21,7 +27,7 @@ static uint64_t hash_key(const char *path, const unsigned char *bid,
 	h = (h ^ 0xff) * 0x100000001b3ULL;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ bid[i]) * 0x100000001b3ULL;
-	return h;
+	return (h ^ dev ^ (ino * 0x9e3779b97f4a7c15ULL)) * 0x100000001b3ULL;
 }
 
 struct elfsym_cache *elfsym_cache_new(const struct elfsym_opts *opts)
@@ -85,6 +91,36 @@ void elfsym_cache_free(struct elfsym_cache *c)
 
 /* --- loading an entry --- */
 
+/* The kernel's new_encode_dev(), which the module records. */
+static uint64_t encode_dev(dev_t d)
+{
+	uint64_t maj = major(d), min = minor(d);
+
+	return (min & 0xff) | (maj << 8) | ((min & ~0xffULL) << 12);
+}
+
+/*
+ * Is the open file @h the inode the module recorded? True when that cannot
+ * be told: nothing recorded, a sysroot (copies), overlayfs (its st_dev and
+ * st_ino are not the real file's the module saw). On btrfs st_dev is the
+ * subvolume's, not the super block's: the inode alone is compared.
+ */
+static bool same_inode(const struct elfsym_cache *c,
+		       const struct elfsym_file *f, const struct ehandle *h)
+{
+	struct statfs sfs;
+	bool dev_ok;
+
+	if ((!f->rec_dev && !f->rec_ino) || c->opts.sysroot[0])
+		return true;
+	if (fstatfs(h->fd, &sfs))
+		return true;
+	if (sfs.f_type == OVERLAYFS_MAGIC)
+		return true;
+	dev_ok = sfs.f_type == BTRFS_MAGIC || encode_dev(h->dev) == f->rec_dev;
+	return dev_ok && (uint64_t)h->ino == f->rec_ino;
+}
+
 static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 {
 	struct ehandle bin = { .fd = -1 }, dbg = { .fd = -1 };
@@ -113,6 +149,11 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 	} else if (!err && !want_len && deleted) {
 		f->status = ELFSYM_UNVERIFIED;
 		eh_close(&bin);
+	} else if (!err && !want_len && !same_inode(c, f, &bin)) {
+		/* Another file at the path, no build-id to say it is alike. */
+		f->status = ELFSYM_INODE_MISMATCH;
+		c->stats.inode_mismatch++;
+		eh_close(&bin);
 	}
 	if (!want_len && bin.elf) {
 		want = bin.build_id;
@@ -122,10 +163,15 @@ static void load_file(struct elfsym_cache *c, struct elfsym_file *f)
 	if (bin.elf) {
 		load_segments(f, bin.elf, false);
 		cfi_source(f, &bin);
+		/*
+		 * No .symtab: a separate debug file, else MiniDebugInfo's
+		 * (its .symtab holds what .dynsym lacks: merged).
+		 */
 		if (!has_symtab(bin.elf) &&
 		    !debug_by_build_id(c, want, want_len, &dbg) &&
-		    !debug_by_link(c, &bin, f->path, &dbg))
-			debug_by_debuginfod(c, want, want_len, &dbg);
+		    !debug_by_link(c, &bin, f->path, &dbg) &&
+		    !debug_by_debuginfod(c, want, want_len, &dbg))
+			minidebug_open(&bin, &dbg);
 	} else if (debug_by_build_id(c, want, want_len, &dbg) ||
 		   debug_by_debuginfod(c, want, want_len, &dbg)) {
 		load_segments(f, dbg.elf, true);
@@ -161,10 +207,13 @@ static void cache_grow(struct elfsym_cache *c)
 	c->nr_buckets = n;
 }
 
-/* The entry for a key, or a new empty one linked in (*created set). */
+/*
+ * The entry for a key, or a new empty one linked in (*created set). The
+ * device and inode are part of the key only without a build-id.
+ */
 static struct elfsym_file *cache_get(struct elfsym_cache *c, const char *key,
 				     const unsigned char *bid, size_t len,
-				     bool *created)
+				     uint64_t dev, uint64_t ino, bool *created)
 {
 	uint64_t h;
 	struct elfsym_file *f;
@@ -173,9 +222,12 @@ static struct elfsym_file *cache_get(struct elfsym_cache *c, const char *key,
 		len = ELFSYM_BUILD_ID_MAX;
 	if (!bid)
 		len = 0;
-	h = hash_key(key, bid, len);
+	if (len)
+		dev = ino = 0;
+	h = hash_key(key, bid, len, dev, ino);
 	for (f = c->buckets[h & (c->nr_buckets - 1)]; f; f = f->next)
 		if (f->hash == h && f->build_id_len == len &&
+		    f->rec_dev == dev && f->rec_ino == ino &&
 		    !memcmp(f->build_id, bid ? bid : f->build_id, len) &&
 		    !strcmp(f->path, key)) {
 			*created = false;
@@ -189,6 +241,8 @@ static struct elfsym_file *cache_get(struct elfsym_cache *c, const char *key,
 	if (len)
 		memcpy(f->build_id, bid, len);
 	f->build_id_len = len;
+	f->rec_dev = dev;
+	f->rec_ino = ino;
 	f->hash = h;
 	f->next = c->buckets[h & (c->nr_buckets - 1)];
 	c->buckets[h & (c->nr_buckets - 1)] = f;
@@ -210,9 +264,18 @@ struct elfsym_file *elfsym_open(struct elfsym_cache *c, const char *path,
 				const unsigned char *build_id,
 				size_t build_id_len)
 {
+	return elfsym_open_inode(c, path, build_id, build_id_len, 0, 0);
+}
+
+struct elfsym_file *elfsym_open_inode(struct elfsym_cache *c,
+				      const char *path,
+				      const unsigned char *build_id,
+				      size_t build_id_len, uint64_t dev,
+				      uint64_t ino)
+{
 	bool created;
 	struct elfsym_file *f = cache_get(c, path, build_id, build_id_len,
-					  &created);
+					  dev, ino, &created);
 
 	if (created) {
 		load_file(c, f);
@@ -228,7 +291,7 @@ struct elfsym_file *elfsym_open_image(struct elfsym_cache *c,
 	struct ehandle h = { .fd = -1 };
 	struct ehandle none = { .fd = -1 };
 	bool created;
-	struct elfsym_file *f = cache_get(c, name, NULL, 0, &created);
+	struct elfsym_file *f = cache_get(c, name, NULL, 0, 0, 0, &created);
 	char *copy;
 
 	if (!created)
@@ -281,6 +344,8 @@ const char *elfsym_status_str(enum elfsym_status s)
 		return "file replaced since recording (build-id differs), no debug file";
 	case ELFSYM_UNVERIFIED:
 		return "deleted since recording and no build-id to verify a replacement";
+	case ELFSYM_INODE_MISMATCH:
+		return "file replaced since recording (another inode at the path, no build-id to compare), not used";
 	case ELFSYM_UNANSWERED:
 		return "its file system did not answer (a stalled NFS or FUSE server?)";
 	}
@@ -302,7 +367,12 @@ static int file_cmp(const void *a, const void *b)
 		return r;
 	if (x->build_id_len != y->build_id_len)
 		return x->build_id_len < y->build_id_len ? -1 : 1;
-	return memcmp(x->build_id, y->build_id, x->build_id_len);
+	r = memcmp(x->build_id, y->build_id, x->build_id_len);
+	if (r)
+		return r;
+	if (x->rec_dev != y->rec_dev)
+		return x->rec_dev < y->rec_dev ? -1 : 1;
+	return (x->rec_ino > y->rec_ino) - (x->rec_ino < y->rec_ino);
 }
 
 void elfsym_cache_dump(const struct elfsym_cache *c, FILE *out)

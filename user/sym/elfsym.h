@@ -23,8 +23,15 @@
  * Otherwise the file was replaced since the recording and its symbols would
  * name the wrong functions, so it is ignored and only a debug file found by
  * the build-id can resolve the frame. Without a recorded build-id the file
- * at the path is trusted, except when the path ends in " (deleted)": the
- * file now at the path (without the suffix) cannot be verified.
+ * at the path is trusted if it is the recorded inode: elfsym_open_inode()
+ * with the device and inode the module recorded (a rebuilt binary is a new
+ * file: GNU ld and lld unlink the old one), except where they cannot be
+ * compared (a sysroot holds copies; overlayfs reports other numbers; on
+ * btrfs only the inode is compared, st_dev being the subvolume's). An
+ * inode freed and given to the rebuilt file goes unnoticed: the module
+ * records no mtime or i_generation. A path ending in " (deleted)" without
+ * build-id is never trusted: the file now at the path (without the
+ * suffix) cannot be verified.
  *
  * Symbols. Read with libelf from .symtab and .dynsym, merged (a .symtab may
  * hold only local symbols, as with MiniDebugInfo). When the file has no
@@ -32,7 +39,10 @@
  *   <debug_root>/.build-id/<xx>/<rest>.debug (its build-id must match),
  *   .gnu_debuglink: <dir>/<name>, <dir>/.debug/<name>,
  *                   <debug_root><dir>/<name> (the build-id must match;
- *                   when either file has none, the link's CRC32).
+ *                   when either file has none, the link's CRC32),
+ *   MiniDebugInfo:  the xz-compressed ELF in the file's .gnu_debugdata
+ *                   (Fedora, RHEL), whose .symtab holds the functions
+ *                   .dynsym lacks, as gdb and perf read it;
  *   then, with opts.debuginfod only, the debuginfod servers (debuginfod.h).
  * Kept: STT_FUNC and STT_GNU_IFUNC defined symbols, and STT_NOTYPE symbols
  * in executable sections (hand-written assembly) whose name does not start
@@ -113,6 +123,7 @@ enum elfsym_status {
 	ELFSYM_NO_SYMBOLS,		/* ELF without usable symbols */
 	ELFSYM_BUILD_ID_MISMATCH,	/* file replaced, no debug file */
 	ELFSYM_UNVERIFIED,		/* "(deleted)" path without build-id */
+	ELFSYM_INODE_MISMATCH,		/* no build-id, another inode now */
 	ELFSYM_UNANSWERED,		/* its file system did not answer */
 };
 
@@ -127,6 +138,7 @@ struct elfsym_stats {
 	unsigned long with_symbols;	/* of which ELFSYM_OK */
 	unsigned long debug_files;	/* symbols from a separate debug file */
 	unsigned long build_id_mismatch; /* file on disk was replaced */
+	unsigned long inode_mismatch;	/* the same, seen by device/inode */
 	unsigned long symbols;		/* kept, after merging aliases */
 	unsigned long lookups;
 	unsigned long resolved;
@@ -143,6 +155,18 @@ void elfsym_cache_free(struct elfsym_cache *cache);
 struct elfsym_file *elfsym_open(struct elfsym_cache *cache, const char *path,
 				const unsigned char *build_id,
 				size_t build_id_len);
+
+/*
+ * elfsym_open() of a file the module recorded on device @dev (the kernel's
+ * new_encode_dev() form) and inode @ino: without a build-id, the file at
+ * the path is used only if it is that inode (see above). dev and ino 0:
+ * not known, as elfsym_open(). Part of the key when build_id_len is 0.
+ */
+struct elfsym_file *elfsym_open_inode(struct elfsym_cache *cache,
+				      const char *path,
+				      const unsigned char *build_id,
+				      size_t build_id_len, uint64_t dev,
+				      uint64_t ino);
 
 /*
  * An entry for an ELF image in memory (the vDSO), copied; name is its key

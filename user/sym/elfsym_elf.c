@@ -23,6 +23,7 @@ void eh_close(struct ehandle *h)
 		elf_end(h->elf);
 	if (h->fd >= 0)
 		close(h->fd);
+	free(h->image);
 	free(h->path);
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;

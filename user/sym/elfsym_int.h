@@ -41,6 +41,7 @@ struct elfsym_file {
 	char *path;			/* key: as recorded */
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];	/* key */
 	size_t build_id_len;
+	uint64_t rec_dev, rec_ino;	/* key without build-id; 0: unknown */
 	uint64_t hash;
 	enum elfsym_status status;
 	char *symsrc;			/* file the symbols came from */
@@ -87,6 +88,7 @@ struct ehandle {
 	unsigned char build_id[ELFSYM_BUILD_ID_MAX];
 	size_t build_id_len;		/* stored bytes */
 	size_t build_id_full;		/* bytes in the note */
+	void *image;			/* owned memory elf reads, or NULL */
 };
 
 /* elfsym_elf.c: opening a file or image. */
@@ -109,6 +111,12 @@ bool debug_by_debuginfod(struct elfsym_cache *c, const unsigned char *bid,
 
 /* inline.c: the entry's DWARF, if it was opened. */
 void inline_free(struct elfsym_file *f);
+
+/*
+ * elfsym_minidebug.c: the ELF image in @bin's .gnu_debugdata
+ * (MiniDebugInfo), decompressed, as @out, if it has a .symtab.
+ */
+bool minidebug_open(const struct ehandle *bin, struct ehandle *out);
 
 /* elfsym_lookup.c: a file offset to an ELF address, by the segments. */
 bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,

@@ -239,20 +239,58 @@ static void load(struct perfmap_cache *c, struct pmap *m, FILE *f)
 	build_pieces(m, n);
 }
 
-/* Open a perf map only if it is a regular file (a FIFO must not hang us). */
-static FILE *open_map(const char *path)
+/*
+ * Whose map may name a process's code. perf's rule (dso__load()): the
+ * reader's (effective uid) or root's, since anyone may write /tmp/perf-PID.map
+ * for another user's PID. Also the live process's owner (the owner of
+ * <proc>/<tgid>, its effective uid), which is who a JIT runs as: root
+ * reading a user's JIT map, or a container's user seen from the host.
+ */
+static bool owner_ok(const struct perfmap_cache *c, uid_t uid, uint32_t tgid)
+{
+	struct stat st;
+	char *path;
+	bool ok;
+
+	if (uid == 0 || uid == geteuid())
+		return true;
+	path = xasprintf("%s/%u", c->proc, tgid);
+	ok = !stat(path, &st) && st.st_uid == uid;
+	free(path);
+	return ok;
+}
+
+/*
+ * Open a perf map only if it is a regular file (a FIFO must not hang us;
+ * not a symbolic link, whoever owns its target) owned as owner_ok() says.
+ * A file that is there but refused is warned about.
+ */
+static FILE *open_map(const struct perfmap_cache *c, const char *path,
+		      uint32_t tgid)
 {
 	struct stat st;
 	FILE *f;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ELOOP)
+			fs_warn("%s: a symbolic link, not a regular file; ignored", path);
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    !(f = fdopen(fd, "r"))) {
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fs_warn("%s: not a regular file; ignored", path);
 		close(fd);
 		return NULL;
 	}
+	if (!owner_ok(c, st.st_uid, tgid)) {
+		fs_warn("%s: owned by uid %u, not by you, root or process %u's owner; ignored (anyone may write a perf map for another user's process)",
+			path, (unsigned int)st.st_uid, tgid);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
 	return f;
 }
 
@@ -274,18 +312,18 @@ static struct pmap *get_map(struct perfmap_cache *c, uint32_t tgid,
 	c->buckets[b] = m;
 
 	path = xasprintf("%s/perf-%u.map", c->dir, tgid);
-	f = open_map(path);
+	f = open_map(c, path, tgid);
 	free(path);
 	if (!f && ns_tgid && ns_tgid != tgid) {
 		/* Inside its mount namespace a JIT writes to its own /tmp. */
 		path = xasprintf("%s/%u/root/tmp/perf-%u.map", c->proc, tgid,
 				 ns_tgid);
-		f = open_map(path);
+		f = open_map(c, path, tgid);
 		free(path);
 	}
 	if (!f && ns_tgid && ns_tgid != tgid) {
 		path = xasprintf("%s/perf-%u.map", c->dir, ns_tgid);
-		f = open_map(path);
+		f = open_map(c, path, tgid);
 		free(path);
 	}
 	if (f) {

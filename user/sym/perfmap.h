@@ -25,6 +25,13 @@
  * may be another process's file. The second and third are tried only when
  * the two pids differ.
  *
+ * Whose file. As perf does, a file is read only if it is a regular file
+ * (not a symbolic link) owned by the reader (effective uid) or root; also
+ * when owned by the process's owner (<proc>/<tgid> while it lives), who is
+ * the JIT's user: root reading a user's JIT. Any other is ignored with a
+ * warning naming it: anyone may write /tmp/perf-PID.map for a PID not
+ * theirs, and its names would be taken for the process's own.
+ *
  * Overlaps. JITs reuse code memory and append a new line for the new code,
  * so where lines overlap the later line wins; the earlier one keeps the
  * parts of its range no later line covers.

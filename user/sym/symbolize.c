@@ -9,9 +9,11 @@
 #include "sym/ksyms.h"
 #include "sym/perfmap.h"
 
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 /* Interned strings live in chunks of this size (or bigger, for one). */
@@ -57,6 +59,9 @@ struct symbolizer {
 	struct perfmap_cache *perfmaps;
 	struct ksyms *ksyms;		/* NULL until the first kernel frame */
 	struct elfsym_file *vdso;	/* NULL until the first vDSO frame */
+	struct elfsym_file *vdso32;	/* of compat tasks, once looked for */
+	bool vdso32_tried;
+	bool foreign_warned;
 	/* Interned frame strings: open addressing, power-of-two size. */
 	const char **strs;
 	size_t nr_strs, cap_strs;
@@ -119,6 +124,8 @@ struct symbolizer *symbolizer_new(const struct symbolize_opts *opts)
 	s->opts.perfmap_dir = dup_opt(s->opts.perfmap_dir);
 	s->opts.proc_root = dup_opt(s->opts.proc_root);
 	s->opts.kallsyms = dup_opt(s->opts.kallsyms);
+	s->opts.vdso_dir = dup_opt(s->opts.vdso_dir);
+	s->opts.foreign = dup_opt(s->opts.foreign);
 	eo.sysroot = s->opts.sysroot;
 	eo.debug_root = s->opts.debug_root;
 	eo.raw = s->opts.raw;
@@ -157,6 +164,8 @@ void symbolizer_free(struct symbolizer *s)
 	free((char *)s->opts.perfmap_dir);
 	free((char *)s->opts.proc_root);
 	free((char *)s->opts.kallsyms);
+	free((char *)s->opts.vdso_dir);
+	free((char *)s->opts.foreign);
 	free(s);
 }
 
@@ -210,12 +219,32 @@ static void strs_grow(struct symbolizer *s)
 }
 
 /*
+ * Where a name ends in a blank and a number (flamegraph.pl's COUNT,
+ * \d+(\.\d*)?), the index of that blank; else len. A folded line whose
+ * leaf is "Function 42" reads as a two-column (differential) line.
+ */
+static size_t count_blank(const char *p, size_t len)
+{
+	size_t i = len, dots = 0;
+
+	while (i > 0 && ((p[i - 1] >= '0' && p[i - 1] <= '9') ||
+			 p[i - 1] == '.')) {
+		dots += p[i - 1] == '.';
+		i--;
+	}
+	if (i == len || i == 0 || dots > 1 || p[i] == '.' || p[i - 1] != ' ')
+		return len;
+	return i - 1;
+}
+
+/*
  * The stable copy of p[0..len), made safe for folded output: ';' is the
- * frame separator, control characters would break lines or terminals.
+ * frame separator, control characters would break lines or terminals,
+ * and the blank before a number that ends the name becomes '_'.
  */
 static const char *intern(struct symbolizer *s, const char *p, size_t len)
 {
-	size_t i;
+	size_t i, blank = count_blank(p, len);
 	char *copy;
 
 	if (2 * (s->nr_strs + 1) > s->cap_strs)
@@ -229,7 +258,7 @@ static const char *intern(struct symbolizer *s, const char *p, size_t len)
 		unsigned char ch = (unsigned char)p[k];
 
 		copy[k] = ch == ';' ? ':' : (ch < 0x20 || ch == 0x7f) ? '?' :
-			  (char)ch;
+			  k == blank ? '_' : (char)ch;
 	}
 	copy[len] = '\0';
 	s->strs[i] = copy;
@@ -260,13 +289,15 @@ static const char *internf(struct symbolizer *s, const char *fmt, ...)
 /* True when name can go out as it is. */
 static bool is_clean(const char *name)
 {
-	for (; *name; name++) {
-		unsigned char ch = (unsigned char)*name;
+	const char *p;
+
+	for (p = name; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
 
 		if (ch == ';' || ch < 0x20 || ch == 0x7f)
 			return false;
 	}
-	return true;
+	return count_blank(name, (size_t)(p - name)) == (size_t)(p - name);
 }
 
 /*
@@ -299,11 +330,43 @@ static const char *emit(struct symbolizer *s, const char *name,
 
 /* --- frames --- */
 
+/*
+ * A recording from elsewhere is about to be named from @what of this
+ * machine: say it once.
+ */
+static void foreign_use(struct symbolizer *s, const char *what)
+{
+	if (!s->opts.foreign || s->foreign_warned)
+		return;
+	s->foreign_warned = true;
+	fs_warn("the recording was taken %s, but its frames are named from this machine's %s: they may name the wrong functions (kernel addresses move at every boot with KASLR); name them where they were recorded, or give --kallsyms, --sysroot and --perfmap-dir with that machine's copies",
+		s->opts.foreign, what);
+}
+
+static bool local_files(const struct symbolizer *s)
+{
+	return !s->opts.sysroot || !*s->opts.sysroot;
+}
+
 struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 				   const unsigned char *build_id,
 				   size_t build_id_len)
 {
+	if (local_files(s) && !s->opts.addresses)
+		foreign_use(s, "files");
 	return elfsym_open(s->elf, path, build_id, build_id_len);
+}
+
+struct elfsym_file *symbolize_file_inode(struct symbolizer *s,
+					 const char *path, uint64_t dev,
+					 uint64_t ino,
+					 const unsigned char *build_id,
+					 size_t build_id_len)
+{
+	if (local_files(s) && !s->opts.addresses)
+		foreign_use(s, "files");
+	return elfsym_open_inode(s->elf, path, build_id, build_id_len, dev,
+				 ino);
 }
 
 struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
@@ -318,6 +381,8 @@ struct elfsym_file *symbolize_file_in_root(struct symbolizer *s,
 
 	if (s->opts.sysroot && *s->opts.sysroot)
 		return symbolize_file(s, path, build_id, build_id_len);
+	if (!s->opts.addresses)
+		foreign_use(s, "files");
 	where = procroot_find(s->opts.proc_root, root, path, dev, ino);
 	if (where) {
 		f = elfsym_open(s->elf, where, build_id, build_id_len);
@@ -495,6 +560,8 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 	struct perfmap_result r;
 
 	s->stats.jit++;
+	if (!s->opts.addresses && !s->opts.perfmap_dir)
+		foreign_use(s, "perf maps (/tmp/perf-PID.map)");
 	if (!s->opts.addresses &&
 	    perfmap_lookup(s->perfmaps, tgid, ns_tgid, addr, is_ret, &r) &&
 	    *r.name) {
@@ -551,6 +618,135 @@ enum elfsym_cfa symbolize_vdso_cfa(struct symbolizer *s, uint64_t off)
 	return s->vdso ? elfsym_file_cfa(s->vdso, off) : ELFSYM_CFA_UNKNOWN;
 }
 
+/* The build-id of our own vDSO, read from its image; 0: none. */
+static size_t local_vdso_build_id(unsigned char *bid, size_t max)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(uintptr_t)base;
+	size_t len = 0, off = 0, next, name_off, desc_off, size = 0;
+	const Elf64_Phdr *phdrs;
+	Elf_Data *data;
+	GElf_Phdr ph;
+	GElf_Nhdr nh;
+	char *copy;
+	Elf *elf;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr))
+		return 0;
+	/* The kernel maps the whole image: its extent is its segments'. */
+	phdrs = (const Elf64_Phdr *)(uintptr_t)(base + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (phdrs[i].p_type == PT_LOAD &&
+		    phdrs[i].p_offset + phdrs[i].p_filesz > size)
+			size = phdrs[i].p_offset + phdrs[i].p_filesz;
+	if (!size)
+		return 0;
+	/* libelf wants a writable image. */
+	copy = xmalloc(size);
+	memcpy(copy, (const void *)(uintptr_t)base, size);
+	elf = elf_memory(copy, size);
+	for (int i = 0; elf && i < eh->e_phnum && !len; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					    ph.p_filesz, ELF_T_NHDR);
+		while (data && !len &&
+		       (next = gelf_getnote(data, off, &nh, &name_off,
+					    &desc_off))) {
+			off = next;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    nh.n_descsz && nh.n_descsz <= max &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				len = nh.n_descsz;
+				memcpy(bid, (char *)data->d_buf + desc_off, len);
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return len;
+}
+
+/*
+ * The running kernel's 32-bit vDSO from DIR/vdso32.so, if DIR/vdso64.so
+ * is the build of our own vDSO (so DIR is the running kernel's).
+ */
+static struct elfsym_file *vdso32_in(struct symbolizer *s, const char *dir,
+				     const unsigned char *bid, size_t len)
+{
+	struct elfsym_file *f;
+	char *p = xasprintf("%s/vdso64.so", dir);
+
+	f = elfsym_open(s->elf, p, bid, len);
+	free(p);
+	if (elfsym_file_status(f) != ELFSYM_OK)
+		return NULL;
+	p = xasprintf("%s/vdso32.so", dir);
+	f = elfsym_open(s->elf, p, NULL, 0);
+	free(p);
+	return elfsym_file_status(f) == ELFSYM_OK ? f : NULL;
+}
+
+static struct elfsym_file *local_vdso32(struct symbolizer *s)
+{
+	unsigned char bid[ELFSYM_BUILD_ID_MAX];
+	struct elfsym_file *f = NULL;
+	size_t len = local_vdso_build_id(bid, sizeof(bid));
+	struct utsname u;
+	char *dir;
+
+	if (!len)
+		return NULL;
+	if (s->opts.vdso_dir)
+		return vdso32_in(s, s->opts.vdso_dir, bid, len);
+	if (uname(&u))
+		return NULL;
+	dir = xasprintf("/lib/modules/%s/vdso", u.release);
+	f = vdso32_in(s, dir, bid, len);
+	free(dir);
+	if (!f) {
+		dir = xasprintf("%s/lib/modules/%s/vdso", s->opts.debug_root ?
+				s->opts.debug_root : "/usr/lib/debug",
+				u.release);
+		f = vdso32_in(s, dir, bid, len);
+		free(dir);
+	}
+	return f;
+}
+
+static struct elfsym_file *vdso32(struct symbolizer *s)
+{
+	if (!s->vdso32_tried && s->opts.local_vdso) {
+		s->vdso32 = local_vdso32(s);
+		s->vdso32_tried = true;
+	}
+	return s->vdso32;
+}
+
+const char *symbolize_vdso32(struct symbolizer *s, uint64_t off, bool is_ret)
+{
+	struct elfsym_file *f = vdso32(s);
+	struct elfsym_result r;
+
+	s->stats.vdso++;
+	if (f && !s->opts.addresses && elfsym_file_lookup(f, off, is_ret, &r) &&
+	    *r.name) {
+		s->stats.vdso_resolved++;
+		return emit(s, r.name, false, "");
+	}
+	return internf(s, "[vdso]+0x%llx", (unsigned long long)off);
+}
+
+enum elfsym_cfa symbolize_vdso32_cfa(struct symbolizer *s, uint64_t off)
+{
+	struct elfsym_file *f = vdso32(s);
+
+	return f ? elfsym_file_cfa(f, off) : ELFSYM_CFA_UNKNOWN;
+}
+
 static const char *kernel_addr(struct symbolizer *s, uint64_t addr)
 {
 	return internf(s, "0x%llx%s", (unsigned long long)addr,
@@ -565,6 +761,8 @@ static const char *kernel_frame(struct symbolizer *s, uint64_t addr,
 	*resolved = false;
 	if (s->opts.addresses)
 		return kernel_addr(s, addr);
+	if (!s->ksyms && !s->opts.kallsyms)
+		foreign_use(s, "kernel symbols (/proc/kallsyms)");
 	if (!s->ksyms)
 		s->ksyms = ksyms_load(s->opts.kallsyms);
 	if (!ksyms_lookup(s->ksyms, addr, is_ret, &r))
@@ -607,7 +805,11 @@ const char *symbolize_unknown(struct symbolizer *s, uint64_t addr)
 
 void symbolizer_stats(const struct symbolizer *s, struct symbolize_stats *st)
 {
+	struct elfsym_stats es;
+
 	*st = s->stats;
+	elfsym_cache_stats(s->elf, &es);
+	st->replaced_files = es.build_id_mismatch + es.inode_mismatch;
 }
 
 void symbolizer_dump(const struct symbolizer *s, FILE *out)
@@ -625,7 +827,7 @@ void symbolizer_dump(const struct symbolizer *s, FILE *out)
 	fprintf(out, "symbols: %lu files, %lu with symbols (%lu from debug "
 		"files, %lu replaced since recording), %lu symbols\n",
 		es.files, es.with_symbols, es.debug_files,
-		es.build_id_mismatch, es.symbols);
+		es.build_id_mismatch + es.inode_mismatch, es.symbols);
 	elfsym_cache_dump(s->elf, out);
 	if (s->opts.inline_frames || s->opts.lines) {
 		struct inline_stats is;

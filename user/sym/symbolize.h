@@ -30,8 +30,10 @@
  * frames, when asked for, in "_[i]": symbolize_user_frames()).
  *
  * Strings are made safe for the folded format: ';' (the frame separator)
- * becomes ':', control characters become '?'. An empty name counts as
- * unresolved.
+ * becomes ':', control characters become '?', and a name that ends in a
+ * blank and a number ("Function 42", as JITs name code) gets '_' for
+ * that blank ("Function_42"): as the leaf of a folded line it would read
+ * as a second count column. An empty name counts as unresolved.
  *
  * Returned strings are owned by the symbolizer and stay valid until
  * symbolizer_free(). The strings of recent user and kernel frames are
@@ -53,7 +55,7 @@ struct symbolize_opts {
 	/*
 	 * The recording was taken on this machine since its last boot, so
 	 * our own vDSO is the profiled processes' vDSO and can name its
-	 * frames (64-bit processes only).
+	 * frames (64-bit processes; 32-bit ones: see symbolize_vdso32()).
 	 */
 	bool local_vdso;
 	/*
@@ -66,6 +68,15 @@ struct symbolize_opts {
 	bool lines;
 	bool debuginfod;
 	const char *debuginfod_urls;	/* NULL: $DEBUGINFOD_URLS */
+	/* Tests: where vdso64.so and vdso32.so are (symbolize_vdso32()). */
+	const char *vdso_dir;
+	/*
+	 * Where the recording was taken when that is not this boot of this
+	 * machine ("on host 'a' (this is 'b')"): the first frame named from
+	 * this machine's own files, /proc/kallsyms or perf maps (no
+	 * --sysroot, --kallsyms or --perfmap-dir given) gets one warning.
+	 */
+	const char *foreign;
 };
 
 struct symbolize_stats {
@@ -76,6 +87,8 @@ struct symbolize_stats {
 	unsigned long unknown;
 	unsigned long inlined;		/* frames added by inline_frames */
 	double dwarf_seconds;		/* spent on inline frames and lines */
+	/* Files replaced since the recording (by build-id or inode). */
+	unsigned long replaced_files;
 };
 
 struct symbolizer *symbolizer_new(const struct symbolize_opts *opts);
@@ -89,6 +102,17 @@ void symbolizer_free(struct symbolizer *s);
 struct elfsym_file *symbolize_file(struct symbolizer *s, const char *path,
 				   const unsigned char *build_id,
 				   size_t build_id_len);
+
+/*
+ * symbolize_file() of a FILE record with its device (new_encode_dev()
+ * form) and inode: without a build-id, a file now at the path that is
+ * another inode is not used (elfsym_open_inode()).
+ */
+struct elfsym_file *symbolize_file_inode(struct symbolizer *s,
+					 const char *path, uint64_t dev,
+					 uint64_t ino,
+					 const unsigned char *build_id,
+					 size_t build_id_len);
 
 /*
  * The same for a file of a process with its own root (chroot, container;
@@ -139,6 +163,18 @@ const char *symbolize_anon(struct symbolizer *s, uint32_t tgid,
 /* A frame in the vDSO, offset from the start of its mapping. */
 const char *symbolize_vdso(struct symbolizer *s, uint64_t offset,
 			   bool is_return_addr);
+
+/*
+ * A frame in the vDSO of a 32-bit (compat) process: not our own (64-bit)
+ * vDSO, whose offsets are other functions'. With opts.local_vdso, named
+ * from the running kernel's vdso32.so where its build is shipped
+ * (/lib/modules/RELEASE/vdso/, or under the debug root, as Fedora's and
+ * Debian's -dbg packages have it) and proven to be the running kernel's:
+ * the vdso64.so beside it has our vDSO's build-id. Else [vdso]+0xOFFSET.
+ */
+const char *symbolize_vdso32(struct symbolizer *s, uint64_t offset,
+			     bool is_return_addr);
+enum elfsym_cfa symbolize_vdso32_cfa(struct symbolizer *s, uint64_t offset);
 
 /*
  * Whether the frame-pointer walk found the caller of the function at a
