@@ -569,3 +569,84 @@ if [ -e "$T/cpus.folded" ]; then
 else
 	pass tool-record-cpus-nothing-written
 fi
+
+# Numbers are decimal, digits only: no C literals (-p 010 is process 10,
+# not 8; 0x10 is refused), no sign, blanks, exponent, inf or nan, and each
+# within its range (tests/tool/recordargs.c: record's own parsing, no
+# module). svg and report take the same rule (svg's integers also a '+',
+# as flamegraph.pl's Getopt::Long).
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordargs" "$TOP/tests/tool/recordargs.c" \
+	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordargs.log"; then
+	# numok NAME WANT-LINE ARGS...: parsed, and WANT-LINE printed.
+	numok() {
+		local name=$1 want=$2 out rc
+		shift 2
+		out=$("$T/recordargs" "$@" 2>&1)
+		rc=$?
+		if [ $rc = 0 ] && printf '%s\n' "$out" | grep -qxF "$want"; then
+			pass "tool-number-ok-$name"
+		else
+			fail "tool-number-ok-$name" "status $rc, want '$want': $(printf '%s' "$out" | tr '\n' '|')"
+		fi
+	}
+	# numbad NAME ARGS...: refused with status 2 and a message naming the value.
+	numbad() {
+		local name=$1 out rc
+		shift
+		out=$("$T/recordargs" "$@" 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc = 2 ] && printf '%s\n' "$out" | grep -q "^flamestat record: .*'"; then
+			pass "tool-number-bad-$name"
+		else
+			fail "tool-number-bad-$name" "status $rc: $(printf '%s' "$out" | tr '\n' '|')"
+		fi
+	}
+	numok pid-octal-looking pids=10 -p 010
+	numok pid-list pids=8,10 -p 8,0010
+	numok duration-fraction duration=1.5 -d 1.5
+	numok duration-dot duration=0.5 -d .5
+	numok duration-leading-zero duration=10 -d 010
+	numok freq-leading-zero freq=997 -F 0997
+	numok kernel-depth kernel_depth=10 --kernel-depth 010
+	numok user-depth user_depth=64 --user-depth 64
+	numok limit limit=10 --limit 010
+	numok limit-0 limit=0 --limit 0
+	numok min min=5 --min 05
+	numok min-fraction min=0.5 --min 0.5
+	numok roots roots=10 --roots 010
+	numok cpus cpus=0 -C 00
+	for a in 0x10 +5 -5 " 5" "5 " 5x "" 0 4194305 1,,2 1e1; do
+		numbad "pid-'$a'" -p "$a"
+	done
+	for a in 0x10 1e1 +1 -1 inf nan " 1" "1 " 1.2.3 . 0 0x1p3; do
+		numbad "duration-'$a'" -d "$a"
+	done
+	for a in 0x3e7 +997 997x 99999999999999999999999 1e3; do
+		numbad "freq-'$a'" -F "$a"
+	done
+	numbad kernel-depth-hex --kernel-depth 0x10
+	numbad user-depth-exp --user-depth 1e2
+	numbad limit-hex --limit 0x10
+	numbad limit-negative --limit -1
+	numbad limit-huge --limit 18446744073709551616
+	numbad min-hex --min 0x10
+	numbad min-exp --min 1e1
+	numbad min-negative --min -1
+	numbad roots-hex --roots 0x1
+	numbad cpus-hex -C 0x1
+	numbad cpus-plus -C +0
+	numbad cpus-blank -C " 0"
+	numbad svg-fontsize-hex --fontsize 0x10
+else
+	fail tool-recordargs-build "$(head -3 "$T/recordargs.log" | tr '\n' '|')"
+fi
+status svg-fontsize-hex 2 "$FS" svg --fontsize 0x10 "$T/fold.out"
+status svg-fontsize-leading-zero 0 "$FS" svg --fontsize 010 "$T/fold.out"
+status svg-factor-exp 2 "$FS" svg --factor 1e1 "$T/fold.out"
+status svg-minwidth-hex 2 "$FS" svg --minwidth 0x1% "$T/fold.out"
+status svg-fontwidth-inf 2 "$FS" svg --fontwidth inf "$T/fold.out"
+status report-limit-hex 2 "$FS" report --limit 0x10 "$T/fold.out"
+status report-roots-octal 0 "$FS" report --roots 010 "$T/fold.out"
+status report-min-plus 2 "$FS" report --min +1 "$T/fold.out"

@@ -150,12 +150,20 @@ static int parse_pids(struct record_env *e, const char *arg)
 {
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	uint64_t v;
+	size_t len = strlen(arg);
 	int ret = 0;
 
+	/* strtok_r would take ",," and a trailing ',' as one separator. */
+	if (!len || arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")) {
+		fs_err("-p '%s': expected process ids like 12,345", arg);
+		free(copy);
+		return -1;
+	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_u64(tok, 1, 4194304, &v)) {
-			fs_err("-p '%s': '%s' is not a process id", arg, tok);
+			fs_err("-p '%s': '%s' is not a process id (decimal, 1..4194304)",
+			       arg, tok);
 			ret = -1;
 			break;
 		}
@@ -269,8 +277,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 				ret = EXIT_USAGE;
 			break;
 		case 'd':
-			if (parse_double(optarg, &d) || d <= 0 || d > 31536000) {
-				fs_err("-d '%s': expected a number of seconds > 0",
+			if (parse_decimal(optarg, &d) || d <= 0 || d > 31536000) {
+				fs_err("-d '%s': expected a decimal number of seconds > 0",
 				       optarg);
 				ret = EXIT_USAGE;
 			}
@@ -279,7 +287,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		case 'F':
 			if (parse_u64(optarg, FLAMESTAT_MIN_FREQ,
 				      FLAMESTAT_MAX_FREQ, &v)) {
-				fs_err("-F '%s': expected a frequency %d..%d Hz",
+				fs_err("-F '%s': expected a decimal frequency %d..%d Hz",
 				       optarg, FLAMESTAT_MIN_FREQ,
 				       FLAMESTAT_MAX_FREQ);
 				ret = EXIT_USAGE;
@@ -317,7 +325,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 				FLAMESTAT_MAX_USER_DEPTH;
 
 			if (parse_u64(optarg, 1, max, &v)) {
-				fs_err("--%s '%s': expected 1..%u frames",
+				fs_err("--%s '%s': expected a decimal number of frames 1..%u",
 				       c == OPT_KDEPTH ? "kernel-depth" :
 				       "user-depth", optarg, max);
 				ret = EXIT_USAGE;
