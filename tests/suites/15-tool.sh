@@ -650,3 +650,62 @@ status svg-fontwidth-inf 2 "$FS" svg --fontwidth inf "$T/fold.out"
 status report-limit-hex 2 "$FS" report --limit 0x10 "$T/fold.out"
 status report-roots-octal 0 "$FS" report --roots 010 "$T/fold.out"
 status report-min-plus 2 "$FS" report --min +1 "$T/fold.out"
+
+# Outputs are replaced atomically: a temporary file beside the target,
+# created with O_EXCL under a random name (a symbolic link planted at a
+# name is never followed: the old name, FILE.tmp.PID, was), with the
+# target's mode or 0644 less the umask, renamed into place at the end and
+# removed if the run fails or is killed.
+A=$T/atomic
+rm -rf "$A" && mkdir -p "$A"
+echo "victim" >"$A/victim"
+bash -c 'ln -s "$1/victim" "$1/out.folded.tmp.$$"; exec "$2" fold "${@:4}" "$3" -o "$1/out.folded"' \
+	sh "$A" "$FS" "$T/snap.fstat" "${env_opts[@]}" 2>/dev/null
+if [ "$(cat "$A/victim")" = victim ] && [ -f "$A/out.folded" ] && [ ! -L "$A/out.folded" ] &&
+   cmp -s "$A/out.folded" "$T/fold.out"; then
+	pass tool-output-no-symlink-follow
+else
+	fail tool-output-no-symlink-follow "victim: '$(head -c 40 "$A/victim")', out: $(ls -l "$A/out.folded" 2>&1)"
+fi
+rm -f "$A"/out.folded*
+(umask 0; "$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/new.folded" 2>/dev/null)
+check tool-output-mode-new test "$(stat -c %a "$A/new.folded")" = 644
+(umask 077; "$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/private.folded" 2>/dev/null)
+check tool-output-mode-umask test "$(stat -c %a "$A/private.folded")" = 600
+: >"$A/kept.folded" && chmod 640 "$A/kept.folded"
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/kept.folded" 2>/dev/null
+if [ "$(stat -c %a "$A/kept.folded")" = 640 ] && cmp -s "$A/kept.folded" "$T/fold.out"; then
+	pass tool-output-mode-kept
+else
+	fail tool-output-mode-kept "mode $(stat -c %a "$A/kept.folded")"
+fi
+left=$(find "$A" -name '.*' -type f)
+check tool-output-no-temp-left test -z "$left"
+# Killed while writing (SIGTERM while stopped, delivered on SIGCONT): the
+# temporary file is removed, the target untouched, status 143.
+awk 'BEGIN { for (i = 0; i < 300000; i++) printf "comm;f%d;g%d;h%d;leaf%d %d\n", i % 97, i % 1013, i % 7919, i, 1 + i % 13 }' >"$A/big.folded"
+echo old >"$A/big.svg"
+"$FS" svg --minwidth 0 "$A/big.folded" -o "$A/big.svg" 2>/dev/null &
+pid=$!
+tmp=""
+for _ in $(seq 2000); do
+	tmp=$(find "$A" -name '.big.svg.*' -o -name 'big.svg.tmp.*' 2>/dev/null)
+	[ -n "$tmp" ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.01
+done
+if [ -n "$tmp" ]; then
+	kill -STOP $pid; kill -TERM $pid; kill -CONT $pid
+	wait $pid
+	rc=$?
+	if [ $rc = 143 ] && [ -z "$(find "$A" -name '.big.svg.*' -o -name 'big.svg.tmp.*')" ] &&
+	   [ "$(cat "$A/big.svg")" = old ]; then
+		pass tool-output-killed-removed
+	else
+		fail tool-output-killed-removed "status $rc, left: $(find "$A" -name '.big.svg.*' | tr '\n' ' '), big.svg $(head -c 10 "$A/big.svg")"
+	fi
+else
+	wait $pid
+	skip tool-output-killed-removed "the temporary file was not seen while writing"
+fi
+rm -f "$A/big.folded" "$A/big.svg"
