@@ -709,3 +709,23 @@ else
 	skip tool-output-killed-removed "the temporary file was not seen while writing"
 fi
 rm -f "$A/big.folded" "$A/big.svg"
+
+# record opens its outputs before it loads the module or samples: a path
+# that cannot be written fails at once, naming it (status 1), not after
+# the recording. Signals while writing: tests/guest/68-record-abort.sh.
+R=$T/recout
+rm -rf "$R" && mkdir -p "$R"
+status record-output-dir-missing 1 "$FS" record -o /nonexistent/dir/x.svg -d 1
+check tool-record-output-dir-missing-message grep -qxF "flamestat record: cannot create /nonexistent/dir/x.svg: No such file or directory" "$T/st.err"
+status record-raw-dir-missing 1 "$FS" record --raw /nonexistent/dir/x.fstat -d 1 -o "$R/x.svg"
+check tool-record-raw-dir-missing-message grep -qxF "flamestat record: cannot create /nonexistent/dir/x.fstat: No such file or directory" "$T/st.err"
+# A run that fails later (here: no module) leaves no output and no
+# temporary file, and an existing target as it was.
+echo old >"$R/old.svg"
+"$FS" record -d 1 -o "$R/old.svg" --raw "$R/new.fstat" >/dev/null 2>&1
+if [ "$(cat "$R/old.svg")" = old ] && [ ! -e "$R/new.fstat" ] &&
+   [ "$(ls -A "$R")" = old.svg ]; then
+	pass tool-record-failed-nothing-left
+else
+	fail tool-record-failed-nothing-left "$(ls -A "$R" | tr '\n' ' ')"
+fi

@@ -167,7 +167,9 @@ int out_write(struct profile *p, const struct out_opts *o)
 		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
 		return -1;
 	}
-	if (svg_output_open(&out, o->path))
+	if (o->opened)
+		out = *o->opened;
+	else if (svg_output_open(&out, o->path))
 		return -1;
 	switch (f) {
 	case OUT_SVG:
@@ -189,5 +191,7 @@ int out_write(struct profile *p, const struct out_opts *o)
 	if (r < 0 && errno)
 		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
 			  o->path : "standard output");
+	if (o->opened)
+		return r ? -1 : 0;
 	return svg_output_close(&out, r == 0) || r ? -1 : 0;
 }
