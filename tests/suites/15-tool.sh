@@ -729,3 +729,19 @@ if [ "$(cat "$R/old.svg")" = old ] && [ ! -e "$R/new.fstat" ] &&
 else
 	fail tool-record-failed-nothing-left "$(ls -A "$R" | tr '\n' ' ')"
 fi
+
+# Where the kernel loads no module (no module support, modules_disabled=1)
+# record names the reason 'flamestat status' gives, not "not installed".
+verdict=$("$FS" status 2>/dev/null | sed -n 's/^verdict: *the kernel will refuse the module: //p')
+if [ -d /sys/module/flamestat ]; then
+	skip tool-record-module-reason "the module is loaded on this host"
+elif [ -z "$verdict" ]; then
+	skip tool-record-module-reason "this host's kernel would load the module ('flamestat status')"
+else
+	status record-module-refused 4 "$FS" record -d 1 -o "$R/refused.folded"
+	if grep -qF "$verdict" "$T/st.err" && ! grep -q 'not installed' "$T/st.err"; then
+		pass tool-record-module-reason
+	else
+		fail tool-record-module-reason "status says '$verdict', record: $(tr '\n' '|' <"$T/st.err")"
+	fi
+fi
