@@ -745,3 +745,37 @@ else
 		fail tool-record-module-reason "status says '$verdict', record: $(tr '\n' '|' <"$T/st.err")"
 	fi
 fi
+
+# report and fold of an input that is not one (empty, garbage, a .fstat
+# without the magic) or has no sample: status 1 and a line naming the
+# file, as svg (which draws its "no stack counts" graph, as these write
+# their empty output).
+E=$T/empty-in
+rm -rf "$E" && mkdir -p "$E"
+: >"$E/empty.fstat"
+: >"$E/empty.folded"
+head -c 200 "$T/spec" >"$E/garbage.fstat"
+printf 'not a stack\nnor this\n' >"$E/garbage.folded"
+printf '# flamestat: count=periods samples=0\n' >"$E/header-only.folded"
+printf 'header freq=997\n' | "$T/mksnap" >"$E/nostacks.fstat"
+for f in empty.fstat empty.folded garbage.fstat garbage.folded header-only.folded nostacks.fstat; do
+	for c in report fold svg; do
+		opts=("${env_opts[@]}")
+		[ $c = svg ] && opts=()
+		"$FS" "$c" "${opts[@]}" "$E/$f" >/dev/null 2>"$E/$c-$f.err" </dev/null
+		rc=$?
+		if [ $rc = 1 ] && grep -q "$f\|no stack counts" "$E/$c-$f.err"; then
+			pass "tool-empty-input-$c-$f"
+		else
+			fail "tool-empty-input-$c-$f" "status $rc: $(tr '\n' '|' <"$E/$c-$f.err")"
+		fi
+	done
+done
+check tool-empty-input-fstat-message grep -qxF "flamestat fold: $E/garbage.fstat: not a flamestat recording (no snapshot magic at its start)" "$E/fold-garbage.fstat.err"
+"$FS" report - </dev/null >/dev/null 2>"$E/stdin.err"
+rc=$?
+if [ $rc = 1 ] && grep -q '^flamestat report: standard input: no samples' "$E/stdin.err"; then
+	pass tool-empty-input-stdin
+else
+	fail tool-empty-input-stdin "status $rc: $(tr '\n' '|' <"$E/stdin.err")"
+fi
