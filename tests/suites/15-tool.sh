@@ -529,6 +529,7 @@ status record-duration 2 "$FS" record -d -1
 status record-pid-junk 2 "$FS" record -p 12,abc
 status record-pid-many 2 "$FS" record -p 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 status record-a-and-p 2 "$FS" record -a -p 1
+status record-p-and-command 2 "$FS" record -p 1 -- true
 status record-K-and-U 2 "$FS" record -K -U
 status record-format 2 "$FS" record --format pdf
 status record-kdepth 2 "$FS" record --kernel-depth 0
@@ -778,4 +779,26 @@ if [ $rc = 1 ] && grep -q '^flamestat report: standard input: no samples' "$E/st
 	pass tool-empty-input-stdin
 else
 	fail tool-empty-input-stdin "status $rc: $(tr '\n' '|' <"$E/stdin.err")"
+fi
+
+# perf's idioms: -a with a command samples the whole system while the
+# command runs (no process filter; the command still ends it); -C takes
+# perf's CPU lists.
+if [ -x "$T/recordargs" ]; then
+	"$T/recordargs" -a -- sleep 10 >"$T/a-cmd.out" 2>&1
+	if grep -qx 'all=1' "$T/a-cmd.out" && grep -qx 'command=sleep' "$T/a-cmd.out" &&
+	   grep -qx 'cfg_pids=' "$T/a-cmd.out" && grep -qx 'cfg_pid_tree=0' "$T/a-cmd.out"; then
+		pass tool-record-a-with-command
+	else
+		fail tool-record-a-with-command "$(tr '\n' '|' <"$T/a-cmd.out")"
+	fi
+	"$T/recordargs" -- sleep 10 >"$T/cmd.out" 2>&1
+	if grep -qx 'cfg_pids=4242' "$T/cmd.out" && grep -qx 'cfg_pid_tree=1' "$T/cmd.out"; then
+		pass tool-record-command-tree
+	else
+		fail tool-record-command-tree "$(tr '\n' '|' <"$T/cmd.out")"
+	fi
+	online=$(cat /sys/devices/system/cpu/online)
+	"$T/recordargs" -C "$online" >"$T/C.out" 2>&1
+	check tool-record-C-list grep -qx "cpus=$online" "$T/C.out"
 fi

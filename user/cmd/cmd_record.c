@@ -68,7 +68,8 @@ static void usage(FILE *out)
 "The module's table is reset at the start. Needs root.\n"
 "\n"
 "What to sample:\n"
-"  -a, --all-cpus         the whole system (the default)\n"
+"  -a, --all-cpus         the whole system (the default); with a command,\n"
+"                         the whole system while it runs (as perf's -a)\n"
 "  -p, --pid PID[,PID]    these processes (up to %d), all their threads\n"
 "  -- COMMAND [ARGS]      run COMMAND and sample it and its children\n"
 "  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
@@ -391,8 +392,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		goto usage;
 	if (optind < argc)
 		e->command = &argv[optind];
-	if ((e->all ? 1 : 0) + (e->nr_pids ? 1 : 0) + (e->command ? 1 : 0) > 1) {
-		fs_err("-a, -p and a command exclude each other");
+	/* -a with a command: the whole system while it runs (perf's -a). */
+	if (e->nr_pids && (e->all || e->command)) {
+		fs_err("-p excludes -a and a command");
 		goto usage;
 	}
 	if (e->kernel_only && e->user_only) {
@@ -646,7 +648,7 @@ static void build_config(const struct record_env *e, pid_t child,
 	cfg->freq_hz = e->freq;
 	cfg->kernel_depth = e->kernel_depth;
 	cfg->user_depth = e->user_depth;
-	if (child > 0) {
+	if (child > 0 && !e->all) {
 		cfg->nr_pids = 1;
 		cfg->pids[0] = (uint32_t)child;
 		cfg->flags |= FLAMESTAT_CFG_PID_TREE;
