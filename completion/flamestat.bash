@@ -27,7 +27,12 @@ _flamestat()
 		esac
 	done
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "record report fold svg diff status --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "record report fold svg diff status help --help --version" -- "$cur"))
+		return
+	fi
+	if [ "$cmd" = help ]; then
+		[ "$COMP_CWORD" -eq $((i + 1)) ] &&
+			COMPREPLY=($(compgen -W "record report fold svg diff status" -- "$cur"))
 		return
 	fi
 	# After "record ... --", complete the command being profiled.

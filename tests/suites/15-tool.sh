@@ -802,3 +802,23 @@ if [ -x "$T/recordargs" ]; then
 	"$T/recordargs" -C "$online" >"$T/C.out" 2>&1
 	check tool-record-C-list grep -qx "cpus=$online" "$T/C.out"
 fi
+
+# flamestat help COMMAND: its manual page (man flamestat-COMMAND, else the
+# build tree's); without man or the page, COMMAND --help.
+for c in record status; do
+	PATH=/nonexistent "$FS" help $c >"$T/help-$c.out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && "$FS" $c --help | cmp -s - "$T/help-$c.out"; then
+		pass "tool-help-$c-no-man"
+	else
+		fail "tool-help-$c-no-man" "status $rc: $(head -2 "$T/help-$c.out" | tr '\n' '|')"
+	fi
+done
+if command -v man >/dev/null; then
+	MANPAGER=cat MANWIDTH=80 "$FS" help svg >"$T/help-svg.out" 2>&1
+	check tool-help-man-page grep -q '^FLAMESTAT-SVG(1)' "$T/help-svg.out"
+else
+	skip tool-help-man-page "no man here"
+fi
+status help-unknown 2 "$FS" help frobnicate
+status help-alone 0 "$FS" help
