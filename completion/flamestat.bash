@@ -64,7 +64,7 @@ _flamestat()
 	fold) opts="-o --output --header --count -h --help $_flamestat_stack_opts" ;;
 	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
 	diff) opts="-o --output -n --normalize -s --strip-hex -F --folded -h --help $_flamestat_svg_opts" ;;
-	status) opts="-h --help" ;;
+	status) opts="-j --json -h --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

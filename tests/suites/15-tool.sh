@@ -822,3 +822,50 @@ else
 fi
 status help-unknown 2 "$FS" help frobnicate
 status help-alone 0 "$FS" help
+
+# status --json: one JSON object with stable keys (flamestat-status(1)),
+# loaded (its counters: tests/tool/statusfmt.c --json) or not (this host).
+if command -v python3 >/dev/null; then
+	"$FS" status --json >"$T/status.json" 2>"$T/status-json.err"
+	rc=$?
+	if [ -d /sys/module/flamestat ]; then
+		skip tool-status-json-unloaded "the module is loaded on this host"
+	elif [ $rc = 4 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["loaded"] is False, d
+for k in ("tool_version", "tool_abi", "installed", "secure_boot", "lockdown",
+          "sig_enforce", "modules_supported", "modules_disabled", "verdict", "reason"):
+    assert k in d, k
+assert d["verdict"] in ("refuse", "may_refuse", "loadable"), d["verdict"]
+' "$T/status.json" 2>"$T/status-json.py"; then
+		pass tool-status-json-unloaded
+	else
+		fail tool-status-json-unloaded "status $rc: $(cat "$T/status-json.py" "$T/status-json.err" "$T/status.json" | tail -4 | tr '\n' '|')"
+	fi
+	# The verdict's reason is the text status prints.
+	if [ -n "$verdict" ]; then
+		check tool-status-json-reason python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "refuse" and d["reason"] == sys.argv[2], d
+' "$T/status.json" "$verdict"
+	fi
+	if [ -x "$T/statusfmt" ]; then
+		"$T/statusfmt" 25 --json <"$T/throttle.fstat" >"$T/status-loaded.json"
+		check tool-status-json-loaded python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["loaded"] is True and d["module_version"] == "te\"st", d
+assert d["cpu_max_percent"] == 25
+assert d["config"]["pids"] == [12, 34] and d["config"]["cpus"] == "0-1", d["config"]
+assert d["stats"]["samples"] == 225 and d["stats"]["recorded"] == 100, d["stats"]
+assert d["dropped"]["throttled"] == 25 and d["dropped"]["idle"] == 80, d["dropped"]
+assert d["dropped"]["table-full"] == 8 and d["dropped"]["filtered"] == 12, d["dropped"]
+assert set(d["session"]) == {"running", "claimed", "throttled_now", "lockdown"}, d["session"]
+' "$T/status-loaded.json"
+	fi
+else
+	skip tool-status-json "no python3 to parse it"
+fi
+status status-json-extra 2 "$FS" status --json extra
