@@ -725,10 +725,10 @@ check tool-record-raw-dir-missing-message grep -qxF "flamestat record: cannot cr
 echo old >"$R/old.svg"
 "$FS" record -d 1 -o "$R/old.svg" --raw "$R/new.fstat" >/dev/null 2>&1
 if [ "$(cat "$R/old.svg")" = old ] && [ ! -e "$R/new.fstat" ] &&
-   [ "$(ls -A "$R")" = old.svg ]; then
+   [ "$(find "$R" -mindepth 1 -printf '%f\n')" = old.svg ]; then
 	pass tool-record-failed-nothing-left
 else
-	fail tool-record-failed-nothing-left "$(ls -A "$R" | tr '\n' ' ')"
+	fail tool-record-failed-nothing-left "$(find "$R" -mindepth 1 -printf '%f ')"
 fi
 
 # Where the kernel loads no module (no module support, modules_disabled=1)
