@@ -28,7 +28,12 @@ _flamestat()
 		esac
 	done
 	if [ -z "$cmd" ]; then
-		COMPREPLY=($(compgen -W "record report fold svg diff status --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "record report fold svg diff status help --help --version" -- "$cur"))
+		return
+	fi
+	if [ "$cmd" = help ]; then
+		[ "$COMP_CWORD" -eq $((i + 1)) ] &&
+			COMPREPLY=($(compgen -W "record report fold svg diff status" -- "$cur"))
 		return
 	fi
 	# After "record ... --", complete the command being profiled.
@@ -60,7 +65,7 @@ _flamestat()
 	fold) opts="-o --output --header --count -h --help $_flamestat_stack_opts" ;;
 	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
 	diff) opts="-o --output -n --normalize -s --strip-hex -F --folded -h --help $_flamestat_svg_opts" ;;
-	status) opts="-h --help" ;;
+	status) opts="-j --json -h --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

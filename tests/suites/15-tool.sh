@@ -630,6 +630,7 @@ status record-duration 2 "$FS" record -d -1
 status record-pid-junk 2 "$FS" record -p 12,abc
 status record-pid-many 2 "$FS" record -p 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 status record-a-and-p 2 "$FS" record -a -p 1
+status record-p-and-command 2 "$FS" record -p 1 -- true
 status record-K-and-U 2 "$FS" record -K -U
 status record-format 2 "$FS" record --format pdf
 status record-kdepth 2 "$FS" record --kernel-depth 0
@@ -670,3 +671,302 @@ if [ -e "$T/cpus.folded" ]; then
 else
 	pass tool-record-cpus-nothing-written
 fi
+
+# Numbers are decimal, digits only: no C literals (-p 010 is process 10,
+# not 8; 0x10 is refused), no sign, blanks, exponent, inf or nan, and each
+# within its range (tests/tool/recordargs.c: record's own parsing, no
+# module). svg and report take the same rule (svg's integers also a '+',
+# as flamegraph.pl's Getopt::Long).
+if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordargs" "$TOP/tests/tool/recordargs.c" \
+	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordargs.log"; then
+	# numok NAME WANT-LINE ARGS...: parsed, and WANT-LINE printed.
+	numok() {
+		local name=$1 want=$2 out rc
+		shift 2
+		out=$("$T/recordargs" "$@" 2>&1)
+		rc=$?
+		if [ $rc = 0 ] && printf '%s\n' "$out" | grep -qxF "$want"; then
+			pass "tool-number-ok-$name"
+		else
+			fail "tool-number-ok-$name" "status $rc, want '$want': $(printf '%s' "$out" | tr '\n' '|')"
+		fi
+	}
+	# numbad NAME ARGS...: refused with status 2 and a message naming the value.
+	numbad() {
+		local name=$1 out rc
+		shift
+		out=$("$T/recordargs" "$@" 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc = 2 ] && printf '%s\n' "$out" | grep -q "^flamestat record: .*'"; then
+			pass "tool-number-bad-$name"
+		else
+			fail "tool-number-bad-$name" "status $rc: $(printf '%s' "$out" | tr '\n' '|')"
+		fi
+	}
+	numok pid-octal-looking pids=10 -p 010
+	numok pid-list pids=8,10 -p 8,0010
+	numok duration-fraction duration=1.5 -d 1.5
+	numok duration-dot duration=0.5 -d .5
+	numok duration-leading-zero duration=10 -d 010
+	numok freq-leading-zero freq=997 -F 0997
+	numok kernel-depth kernel_depth=10 --kernel-depth 010
+	numok user-depth user_depth=64 --user-depth 64
+	numok limit limit=10 --limit 010
+	numok limit-0 limit=0 --limit 0
+	numok min min=5 --min 05
+	numok min-fraction min=0.5 --min 0.5
+	numok roots roots=10 --roots 010
+	numok cpus cpus=0 -C 00
+	for a in 0x10 +5 -5 " 5" "5 " 5x "" 0 4194305 1,,2 1e1; do
+		numbad "pid-'$a'" -p "$a"
+	done
+	for a in 0x10 1e1 +1 -1 inf nan " 1" "1 " 1.2.3 . 0 0x1p3; do
+		numbad "duration-'$a'" -d "$a"
+	done
+	for a in 0x3e7 +997 997x 99999999999999999999999 1e3; do
+		numbad "freq-'$a'" -F "$a"
+	done
+	numbad kernel-depth-hex --kernel-depth 0x10
+	numbad user-depth-exp --user-depth 1e2
+	numbad limit-hex --limit 0x10
+	numbad limit-negative --limit -1
+	numbad limit-huge --limit 18446744073709551616
+	numbad min-hex --min 0x10
+	numbad min-exp --min 1e1
+	numbad min-negative --min -1
+	numbad roots-hex --roots 0x1
+	numbad cpus-hex -C 0x1
+	numbad cpus-plus -C +0
+	numbad cpus-blank -C " 0"
+	numbad svg-fontsize-hex --fontsize 0x10
+else
+	fail tool-recordargs-build "$(head -3 "$T/recordargs.log" | tr '\n' '|')"
+fi
+status svg-fontsize-hex 2 "$FS" svg --fontsize 0x10 "$T/fold.out"
+status svg-fontsize-leading-zero 0 "$FS" svg --fontsize 010 "$T/fold.out"
+status svg-factor-exp 2 "$FS" svg --factor 1e1 "$T/fold.out"
+status svg-minwidth-hex 2 "$FS" svg --minwidth 0x1% "$T/fold.out"
+status svg-fontwidth-inf 2 "$FS" svg --fontwidth inf "$T/fold.out"
+status report-limit-hex 2 "$FS" report --limit 0x10 "$T/fold.out"
+status report-roots-octal 0 "$FS" report --roots 010 "$T/fold.out"
+status report-min-plus 2 "$FS" report --min +1 "$T/fold.out"
+
+# Outputs are replaced atomically: a temporary file beside the target,
+# created with O_EXCL under a random name (a symbolic link planted at a
+# name is never followed: the old name, FILE.tmp.PID, was), with the
+# target's mode or 0644 less the umask, renamed into place at the end and
+# removed if the run fails or is killed.
+A=$T/atomic
+rm -rf "$A" && mkdir -p "$A"
+echo "victim" >"$A/victim"
+bash -c 'ln -s "$1/victim" "$1/out.folded.tmp.$$"; exec "$2" fold "${@:4}" "$3" -o "$1/out.folded"' \
+	sh "$A" "$FS" "$T/snap.fstat" "${env_opts[@]}" 2>/dev/null
+if [ "$(cat "$A/victim")" = victim ] && [ -f "$A/out.folded" ] && [ ! -L "$A/out.folded" ] &&
+   cmp -s "$A/out.folded" "$T/fold.out"; then
+	pass tool-output-no-symlink-follow
+else
+	fail tool-output-no-symlink-follow "victim: '$(head -c 40 "$A/victim")', out: $(ls -l "$A/out.folded" 2>&1)"
+fi
+rm -f "$A"/out.folded*
+(umask 0; "$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/new.folded" 2>/dev/null)
+check tool-output-mode-new test "$(stat -c %a "$A/new.folded")" = 644
+(umask 077; "$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/private.folded" 2>/dev/null)
+check tool-output-mode-umask test "$(stat -c %a "$A/private.folded")" = 600
+: >"$A/kept.folded" && chmod 640 "$A/kept.folded"
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" -o "$A/kept.folded" 2>/dev/null
+if [ "$(stat -c %a "$A/kept.folded")" = 640 ] && cmp -s "$A/kept.folded" "$T/fold.out"; then
+	pass tool-output-mode-kept
+else
+	fail tool-output-mode-kept "mode $(stat -c %a "$A/kept.folded")"
+fi
+left=$(find "$A" -name '.*' -type f)
+check tool-output-no-temp-left test -z "$left"
+# Killed while writing (SIGTERM while stopped, delivered on SIGCONT): the
+# temporary file is removed, the target untouched, status 143.
+awk 'BEGIN { for (i = 0; i < 300000; i++) printf "comm;f%d;g%d;h%d;leaf%d %d\n", i % 97, i % 1013, i % 7919, i, 1 + i % 13 }' >"$A/big.folded"
+echo old >"$A/big.svg"
+"$FS" svg --minwidth 0 "$A/big.folded" -o "$A/big.svg" 2>/dev/null &
+pid=$!
+tmp=""
+for _ in $(seq 2000); do
+	tmp=$(find "$A" -name '.big.svg.*' -o -name 'big.svg.tmp.*' 2>/dev/null)
+	[ -n "$tmp" ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.01
+done
+if [ -n "$tmp" ]; then
+	kill -STOP $pid; kill -TERM $pid; kill -CONT $pid
+	wait $pid
+	rc=$?
+	if [ $rc = 143 ] && [ -z "$(find "$A" -name '.big.svg.*' -o -name 'big.svg.tmp.*')" ] &&
+	   [ "$(cat "$A/big.svg")" = old ]; then
+		pass tool-output-killed-removed
+	else
+		fail tool-output-killed-removed "status $rc, left: $(find "$A" -name '.big.svg.*' | tr '\n' ' '), big.svg $(head -c 10 "$A/big.svg")"
+	fi
+else
+	wait $pid
+	skip tool-output-killed-removed "the temporary file was not seen while writing"
+fi
+rm -f "$A/big.folded" "$A/big.svg"
+
+# record opens its outputs before it loads the module or samples: a path
+# that cannot be written fails at once, naming it (status 1), not after
+# the recording. Signals while writing: tests/guest/68-record-abort.sh.
+R=$T/recout
+rm -rf "$R" && mkdir -p "$R"
+status record-output-dir-missing 1 "$FS" record -o /nonexistent/dir/x.svg -d 1
+check tool-record-output-dir-missing-message grep -qxF "flamestat record: cannot create /nonexistent/dir/x.svg: No such file or directory" "$T/st.err"
+status record-raw-dir-missing 1 "$FS" record --raw /nonexistent/dir/x.fstat -d 1 -o "$R/x.svg"
+check tool-record-raw-dir-missing-message grep -qxF "flamestat record: cannot create /nonexistent/dir/x.fstat: No such file or directory" "$T/st.err"
+# A run that fails later (here: no module) leaves no output and no
+# temporary file, and an existing target as it was.
+echo old >"$R/old.svg"
+"$FS" record -d 1 -o "$R/old.svg" --raw "$R/new.fstat" >/dev/null 2>&1
+if [ "$(cat "$R/old.svg")" = old ] && [ ! -e "$R/new.fstat" ] &&
+   [ "$(find "$R" -mindepth 1 -printf '%f\n')" = old.svg ]; then
+	pass tool-record-failed-nothing-left
+else
+	fail tool-record-failed-nothing-left "$(find "$R" -mindepth 1 -printf '%f ')"
+fi
+
+# Where the kernel loads no module (no module support, modules_disabled=1)
+# record names the reason 'flamestat status' gives, not "not installed".
+verdict=$("$FS" status 2>/dev/null | sed -n 's/^verdict: *the kernel will refuse the module: //p')
+if [ -d /sys/module/flamestat ]; then
+	skip tool-record-module-reason "the module is loaded on this host"
+elif [ -z "$verdict" ]; then
+	skip tool-record-module-reason "this host's kernel would load the module ('flamestat status')"
+else
+	status record-module-refused 4 "$FS" record -d 1 -o "$R/refused.folded"
+	if grep -qF "$verdict" "$T/st.err" && ! grep -q 'not installed' "$T/st.err"; then
+		pass tool-record-module-reason
+	else
+		fail tool-record-module-reason "status says '$verdict', record: $(tr '\n' '|' <"$T/st.err")"
+	fi
+fi
+
+# report and fold of an input that is not one (empty, garbage, a .fstat
+# without the magic) or has no sample: status 1 and a line naming the
+# file, as svg (which draws its "no stack counts" graph, as these write
+# their empty output).
+E=$T/empty-in
+rm -rf "$E" && mkdir -p "$E"
+: >"$E/empty.fstat"
+: >"$E/empty.folded"
+head -c 200 "$T/spec" >"$E/garbage.fstat"
+printf 'not a stack\nnor this\n' >"$E/garbage.folded"
+printf '# flamestat: count=periods samples=0\n' >"$E/header-only.folded"
+printf 'header freq=997\n' | "$T/mksnap" >"$E/nostacks.fstat"
+for f in empty.fstat empty.folded garbage.fstat garbage.folded header-only.folded nostacks.fstat; do
+	for c in report fold svg; do
+		opts=("${env_opts[@]}")
+		[ $c = svg ] && opts=()
+		"$FS" "$c" "${opts[@]}" "$E/$f" >/dev/null 2>"$E/$c-$f.err" </dev/null
+		rc=$?
+		if [ $rc = 1 ] && grep -q "$f\|no stack counts" "$E/$c-$f.err"; then
+			pass "tool-empty-input-$c-$f"
+		else
+			fail "tool-empty-input-$c-$f" "status $rc: $(tr '\n' '|' <"$E/$c-$f.err")"
+		fi
+	done
+done
+check tool-empty-input-fstat-message grep -qxF "flamestat fold: $E/garbage.fstat: not a flamestat recording (no snapshot magic at its start)" "$E/fold-garbage.fstat.err"
+"$FS" report - </dev/null >/dev/null 2>"$E/stdin.err"
+rc=$?
+if [ $rc = 1 ] && grep -q '^flamestat report: standard input: no samples' "$E/stdin.err"; then
+	pass tool-empty-input-stdin
+else
+	fail tool-empty-input-stdin "status $rc: $(tr '\n' '|' <"$E/stdin.err")"
+fi
+
+# perf's idioms: -a with a command samples the whole system while the
+# command runs (no process filter; the command still ends it); -C takes
+# perf's CPU lists.
+if [ -x "$T/recordargs" ]; then
+	"$T/recordargs" -a -- sleep 10 >"$T/a-cmd.out" 2>&1
+	if grep -qx 'all=1' "$T/a-cmd.out" && grep -qx 'command=sleep' "$T/a-cmd.out" &&
+	   grep -qx 'cfg_pids=' "$T/a-cmd.out" && grep -qx 'cfg_pid_tree=0' "$T/a-cmd.out"; then
+		pass tool-record-a-with-command
+	else
+		fail tool-record-a-with-command "$(tr '\n' '|' <"$T/a-cmd.out")"
+	fi
+	"$T/recordargs" -- sleep 10 >"$T/cmd.out" 2>&1
+	if grep -qx 'cfg_pids=4242' "$T/cmd.out" && grep -qx 'cfg_pid_tree=1' "$T/cmd.out"; then
+		pass tool-record-command-tree
+	else
+		fail tool-record-command-tree "$(tr '\n' '|' <"$T/cmd.out")"
+	fi
+	online=$(cat /sys/devices/system/cpu/online)
+	"$T/recordargs" -C "$online" >"$T/C.out" 2>&1
+	check tool-record-C-list grep -qx "cpus=$online" "$T/C.out"
+fi
+
+# flamestat help COMMAND: its manual page (man flamestat-COMMAND, else the
+# build tree's); without man or the page, COMMAND --help.
+for c in record status; do
+	PATH=/nonexistent "$FS" help $c >"$T/help-$c.out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && "$FS" $c --help | cmp -s - "$T/help-$c.out"; then
+		pass "tool-help-$c-no-man"
+	else
+		fail "tool-help-$c-no-man" "status $rc: $(head -2 "$T/help-$c.out" | tr '\n' '|')"
+	fi
+done
+if command -v man >/dev/null; then
+	MANPAGER=cat MANWIDTH=80 "$FS" help svg >"$T/help-svg.out" 2>&1
+	check tool-help-man-page grep -q '^FLAMESTAT-SVG(1)' "$T/help-svg.out"
+else
+	skip tool-help-man-page "no man here"
+fi
+status help-unknown 2 "$FS" help frobnicate
+status help-alone 0 "$FS" help
+
+# status --json: one JSON object with stable keys (flamestat-status(1)),
+# loaded (its counters: tests/tool/statusfmt.c --json) or not (this host).
+if command -v python3 >/dev/null; then
+	"$FS" status --json >"$T/status.json" 2>"$T/status-json.err"
+	rc=$?
+	if [ -d /sys/module/flamestat ]; then
+		skip tool-status-json-unloaded "the module is loaded on this host"
+	elif [ $rc = 4 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["loaded"] is False, d
+for k in ("tool_version", "tool_abi", "installed", "secure_boot", "lockdown",
+          "sig_enforce", "modules_supported", "modules_disabled", "verdict", "reason"):
+    assert k in d, k
+assert d["verdict"] in ("refuse", "may_refuse", "loadable"), d["verdict"]
+' "$T/status.json" 2>"$T/status-json.py"; then
+		pass tool-status-json-unloaded
+	else
+		fail tool-status-json-unloaded "status $rc: $(cat "$T/status-json.py" "$T/status-json.err" "$T/status.json" | tail -4 | tr '\n' '|')"
+	fi
+	# The verdict's reason is the text status prints.
+	if [ -n "$verdict" ]; then
+		check tool-status-json-reason python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "refuse" and d["reason"] == sys.argv[2], d
+' "$T/status.json" "$verdict"
+	fi
+	if [ -x "$T/statusfmt" ]; then
+		"$T/statusfmt" 25 --json <"$T/throttle.fstat" >"$T/status-loaded.json"
+		check tool-status-json-loaded python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["loaded"] is True and d["module_version"] == "te\"st", d
+assert d["cpu_max_percent"] == 25
+assert d["config"]["pids"] == [12, 34] and d["config"]["cpus"] == "0-1", d["config"]
+assert d["stats"]["samples"] == 225 and d["stats"]["recorded"] == 100, d["stats"]
+assert d["dropped"]["throttled"] == 25 and d["dropped"]["idle"] == 80, d["dropped"]
+assert d["dropped"]["table-full"] == 8 and d["dropped"]["filtered"] == 12, d["dropped"]
+assert set(d["session"]) == {"running", "claimed", "throttled_now", "lockdown"}, d["session"]
+' "$T/status-loaded.json"
+	fi
+else
+	skip tool-status-json "no python3 to parse it"
+fi
+status status-json-extra 2 "$FS" status --json extra

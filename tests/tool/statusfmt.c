@@ -5,8 +5,11 @@
  * the host can test it without the module. Built from cmd_status.c itself
  * (its printing is static), with device.c, loadpolicy.c and util.c.
  *
- * Usage: statusfmt CPU_MAX_PERCENT < file.fstat   (-1: parameter unknown)
+ * Usage: statusfmt CPU_MAX_PERCENT [--json] < file.fstat   (-1: unknown)
+ * --json: what 'flamestat status --json' prints, with a configuration of
+ * pids 12,34 on CPUs 0-1 and no module parameters.
  */
+#define FLAMESTAT_VERSION "test"
 #include "cmd/cmd_status.c"
 
 #include <stdlib.h>
@@ -15,14 +18,29 @@ int main(int argc, char **argv)
 {
 	struct flamestat_snap_header hdr;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: statusfmt CPU_MAX_PERCENT < file.fstat\n");
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: statusfmt CPU_MAX_PERCENT [--json] < file.fstat\n");
 		return 2;
 	}
 	if (fread(&hdr, sizeof(hdr), 1, stdin) != 1 ||
 	    hdr.magic != FLAMESTAT_SNAP_MAGIC) {
 		fprintf(stderr, "statusfmt: no snapshot header on stdin\n");
 		return 1;
+	}
+	if (argc == 3) {
+		struct flamestat_version v = { .abi_version = 1,
+					       .nr_cpu_ids = 2,
+					       .module_version = "te\"st" };
+		struct flamestat_config c = {
+			.freq_hz = 997,
+			.flags = FLAMESTAT_CFG_KERNEL | FLAMESTAT_CFG_USER |
+				 FLAMESTAT_CFG_CPUMASK,
+			.kernel_depth = 127, .user_depth = 127,
+			.nr_pids = 2, .pids = { 12, 34 }, .cpus = { 3 },
+		};
+
+		print_json(&v, &c, &hdr.stats, atoi(argv[1]), false);
+		return 0;
 	}
 	print_stats(&hdr.stats, atoi(argv[1]));
 	return 0;

@@ -3,6 +3,7 @@
 #include "lib/util.h"
 #include "sym/symbolize.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,16 @@ static const char usage[] =
 	"               [--proc-root DIR] [--kallsyms FILE] [--raw] [--addresses]\n"
 	"               [--annotate] [--local-vdso] [--vdso-dir DIR] < queries\n";
 
+/* Queries give addresses in hex, other numbers in decimal: C's notation. */
 static uint64_t num(const char *s)
 {
-	uint64_t v;
+	unsigned long long v = 0;
+	char *end = NULL;
 
-	if (!s || parse_u64(s, 0, UINT64_MAX, &v)) {
+	errno = 0;
+	if (s && *s >= '0' && *s <= '9')
+		v = strtoull(s, &end, 0);
+	if (!s || !end || *end || errno) {
 		fs_err("bad number '%s'", s ? s : "(missing)");
 		exit(EXIT_USAGE);
 	}

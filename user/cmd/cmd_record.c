@@ -20,7 +20,9 @@
 #include "cmd/output.h"
 #include "cmd/source.h"
 #include "device/device.h"
+#include "cmd/svg_cli.h"
 #include "lib/cpulist.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "profile/snapshot.h"
 
@@ -66,7 +68,8 @@ static void usage(FILE *out)
 "The module's table is reset at the start. Needs root.\n"
 "\n"
 "What to sample:\n"
-"  -a, --all-cpus         the whole system (the default)\n"
+"  -a, --all-cpus         the whole system (the default); with a command,\n"
+"                         the whole system while it runs (as perf's -a)\n"
 "  -p, --pid PID[,PID]    these processes (up to %d), all their threads\n"
 "  -- COMMAND [ARGS]      run COMMAND and sample it and its children\n"
 "  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
@@ -107,7 +110,9 @@ static void usage(FILE *out)
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
 "start, 128+N stopped by signal N (130: Ctrl-C; the output is still\n"
-"written). See flamestat-record(1).\n",
+"written; a signal once sampling has stopped aborts the writing and leaves\n"
+"no output). Outputs are created before sampling and replaced atomically.\n"
+"See flamestat-record(1).\n",
 		FLAMESTAT_MAX_PIDS, FLAMESTAT_MAX_FREQ, FLAMESTAT_DEFAULT_FREQ,
 		FLAMESTAT_MAX_KERNEL_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
 		FLAMESTAT_MAX_USER_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
@@ -150,12 +155,20 @@ static int parse_pids(struct record_env *e, const char *arg)
 {
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	uint64_t v;
+	size_t len = strlen(arg);
 	int ret = 0;
 
+	/* strtok_r would take ",," and a trailing ',' as one separator. */
+	if (!len || arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")) {
+		fs_err("-p '%s': expected process ids like 12,345", arg);
+		free(copy);
+		return -1;
+	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_u64(tok, 1, 4194304, &v)) {
-			fs_err("-p '%s': '%s' is not a process id", arg, tok);
+			fs_err("-p '%s': '%s' is not a process id (decimal, 1..4194304)",
+			       arg, tok);
 			ret = -1;
 			break;
 		}
@@ -269,8 +282,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 				ret = EXIT_USAGE;
 			break;
 		case 'd':
-			if (parse_double(optarg, &d) || d <= 0 || d > 31536000) {
-				fs_err("-d '%s': expected a number of seconds > 0",
+			if (parse_decimal(optarg, &d) || d <= 0 || d > 31536000) {
+				fs_err("-d '%s': expected a decimal number of seconds > 0",
 				       optarg);
 				ret = EXIT_USAGE;
 			}
@@ -279,7 +292,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		case 'F':
 			if (parse_u64(optarg, FLAMESTAT_MIN_FREQ,
 				      FLAMESTAT_MAX_FREQ, &v)) {
-				fs_err("-F '%s': expected a frequency %d..%d Hz",
+				fs_err("-F '%s': expected a decimal frequency %d..%d Hz",
 				       optarg, FLAMESTAT_MIN_FREQ,
 				       FLAMESTAT_MAX_FREQ);
 				ret = EXIT_USAGE;
@@ -317,7 +330,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 				FLAMESTAT_MAX_USER_DEPTH;
 
 			if (parse_u64(optarg, 1, max, &v)) {
-				fs_err("--%s '%s': expected 1..%u frames",
+				fs_err("--%s '%s': expected a decimal number of frames 1..%u",
 				       c == OPT_KDEPTH ? "kernel-depth" :
 				       "user-depth", optarg, max);
 				ret = EXIT_USAGE;
@@ -379,8 +392,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		goto usage;
 	if (optind < argc)
 		e->command = &argv[optind];
-	if ((e->all ? 1 : 0) + (e->nr_pids ? 1 : 0) + (e->command ? 1 : 0) > 1) {
-		fs_err("-a, -p and a command exclude each other");
+	/* -a with a command: the whole system while it runs (perf's -a). */
+	if (e->nr_pids && (e->all || e->command)) {
+		fs_err("-p excludes -a and a command");
 		goto usage;
 	}
 	if (e->kernel_only && e->user_only) {
@@ -406,12 +420,54 @@ usage:
 	return EXIT_USAGE;
 }
 
-static volatile sig_atomic_t got_signal;
+/*
+ * Where the recording is, for the signal handler: sampling (the first
+ * SIGINT, SIGTERM or SIGHUP ends it and what was collected is written),
+ * draining (samples read, the module put back: a signal asks to abort),
+ * writing (symbolizing and writing the outputs: a signal removes the
+ * temporary files and kills the process with the signal, so that its
+ * status is 128+N as shells expect), done (outputs in place).
+ */
+enum record_phase { PHASE_SAMPLING, PHASE_DRAINING, PHASE_WRITING, PHASE_DONE };
+static volatile sig_atomic_t phase;
+static volatile sig_atomic_t got_signal;	/* the one that ended sampling */
+static volatile sig_atomic_t abort_signal;	/* the one that aborts */
 static volatile sig_atomic_t child_exited;
+
+/* Removes the unfinished outputs and dies of @sig. Async-signal-safe. */
+static void abort_outputs(int sig)
+{
+	static const char msg[] =
+		"\nflamestat record: interrupted while writing: no output written\n";
+
+	outfile_discard_all();
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say it with */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 static void on_signal(int sig)
 {
-	got_signal = sig;
+	switch (phase) {
+	case PHASE_SAMPLING:
+		if (got_signal)
+			abort_signal = sig;	/* a second one */
+		else
+			got_signal = sig;
+		break;
+	case PHASE_DRAINING:
+		abort_signal = sig;
+		break;
+	case PHASE_WRITING:
+		abort_outputs(sig);
+		break;
+	default:
+		if (!got_signal)
+			got_signal = sig;
+		break;
+	}
 }
 
 static void on_child(int sig)
@@ -592,7 +648,7 @@ static void build_config(const struct record_env *e, pid_t child,
 	cfg->freq_hz = e->freq;
 	cfg->kernel_depth = e->kernel_depth;
 	cfg->user_depth = e->user_depth;
-	if (child > 0) {
+	if (child > 0 && !e->all) {
 		cfg->nr_pids = 1;
 		cfg->pids[0] = (uint32_t)child;
 		cfg->flags |= FLAMESTAT_CFG_PID_TREE;
@@ -740,42 +796,108 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 	return got_signal;
 }
 
-/* @m: the metadata of the folded profile, when one was made. */
-static int write_outputs(struct record_env *e, struct snapshot *s,
-			 struct profile_meta *m, bool *folded)
+/*
+ * The outputs, opened (created as temporary files beside their targets,
+ * lib/outfile.h) before the module is touched, so that a path that
+ * cannot be written fails the command at once rather than the recording
+ * at its end. Returns 0, or EXIT_FAIL after reporting.
+ */
+struct record_outputs {
+	struct svg_output out;
+	struct svg_output raw;
+	bool out_open, raw_open;
+};
+
+static int open_outputs(struct record_env *e, struct record_outputs *o)
 {
-	enum out_format f = out_format_resolve(&e->out);
-	struct profile *p;
+	memset(o, 0, sizeof(*o));
+	if (out_format_resolve(&e->out) == OUT_RAW &&
+	    (!e->out.path || !strcmp(e->out.path, "-")) &&
+	    isatty(STDOUT_FILENO)) {
+		fs_err("not writing a raw recording to a terminal: use -o FILE.fstat");
+		return EXIT_USAGE;
+	}
+	if (e->raw_path) {
+		if (svg_output_open(&o->raw, e->raw_path))
+			return EXIT_FAIL;
+		o->raw_open = true;
+	}
+	if (svg_output_open(&o->out, e->out.path)) {
+		svg_output_close(&o->raw, false);
+		o->raw_open = false;
+		return EXIT_FAIL;
+	}
+	o->out_open = true;
+	e->out.opened = &o->out;
+	return 0;
+}
+
+/* Puts them in place when @ok (each its own), else removes them. */
+static int close_outputs(struct record_outputs *o, bool raw_ok, bool out_ok)
+{
 	int ret = 0;
 
-	*folded = false;
-	if (e->raw_path && snapshot_save(s, e->raw_path))
+	if (o->raw_open && svg_output_close(&o->raw, raw_ok))
 		ret = -1;
-	if (f == OUT_RAW) {
-		if (!e->out.path || !strcmp(e->out.path, "-")) {
-			if (isatty(STDOUT_FILENO)) {
-				fs_err("not writing a raw recording to a terminal: use -o FILE.fstat");
-				return -1;
-			}
-			if (fwrite(s->raw, 1, s->raw_size, stdout) != s->raw_size ||
-			    fflush(stdout)) {
-				fs_perror("cannot write the raw recording");
-				return -1;
-			}
-			return ret;
-		}
-		return snapshot_save(s, e->out.path) ? -1 : ret;
-	}
-	p = profile_new();
-	if (src_fold_snapshot(s, true, &e->src, p) || out_write(p, &e->out))
+	if (o->out_open && svg_output_close(&o->out, out_ok))
 		ret = -1;
-	*m = *profile_meta(p);
-	m->title = NULL;
-	if (m->frameless_top)
-		m->frameless_top = xstrdup(m->frameless_top);
-	*folded = true;
-	profile_free(p);
+	o->raw_open = o->out_open = false;
 	return ret;
+}
+
+/* @m: the metadata of the folded profile, when one was made. */
+static int write_outputs(struct record_env *e, struct record_outputs *o,
+			 struct snapshot *s, struct profile_meta *m,
+			 bool *folded)
+{
+	enum out_format f = out_format_resolve(&e->out);
+	bool raw_ok = true, out_ok = true;
+	struct profile *p;
+
+	*folded = false;
+	if (o->raw_open && snapshot_write(s, o->raw.f)) {
+		fs_perror("cannot write %s", e->raw_path);
+		raw_ok = false;
+	}
+	if (f == OUT_RAW) {
+		if (snapshot_write(s, o->out.f)) {
+			fs_perror("cannot write %s", e->out.path &&
+				  strcmp(e->out.path, "-") ? e->out.path :
+				  "standard output");
+			out_ok = false;
+		}
+	} else {
+		p = profile_new();
+		if (src_fold_snapshot(s, true, &e->src, p) ||
+		    out_write(p, &e->out))
+			out_ok = false;
+		*m = *profile_meta(p);
+		m->title = NULL;
+		if (m->frameless_top)
+			m->frameless_top = xstrdup(m->frameless_top);
+		*folded = true;
+		profile_free(p);
+	}
+	return close_outputs(o, raw_ok, out_ok) || !raw_ok || !out_ok ? -1 : 0;
+}
+
+/*
+ * The tool's own configuration must not outlive it. With -F, the
+ * recording's samples hold the module's frequency (EBUSY, while this
+ * file still controls it): they were read, or are lost with the
+ * recording, so reset and put the old frequency back.
+ */
+static void restore_module(struct fs_dev *dev,
+			   const struct flamestat_config *saved,
+			   bool was_running)
+{
+	if (fs_dev_set_config(dev, saved) && errno == EBUSY &&
+	    !fs_dev_cmd(dev, FLAMESTAT_IOC_RESET))
+		fs_dev_set_config(dev, saved);
+	if (was_running)
+		fs_dev_cmd(dev, FLAMESTAT_IOC_START);
+	fs_dev_cmd(dev, FLAMESTAT_IOC_UNCLAIM);
+	fs_dev_close(dev);
 }
 
 /*
@@ -820,7 +942,8 @@ int do_record(int argc, char **argv)
 	struct snapshot s;
 	struct flamestat_stats st;
 	struct profile_meta meta;
-	bool was_running, folded = false;
+	struct record_outputs outs;
+	bool was_running = false, folded = false, restored = false;
 	char err[256];
 	void *buf;
 	size_t size;
@@ -830,23 +953,28 @@ int do_record(int argc, char **argv)
 	ret = parse_args(&e, argc, argv);
 	if (ret)
 		return ret;
-	ret = fs_dev_open(&dev, true);
+	ret = open_outputs(&e, &outs);
 	if (ret)
 		return ret;
+	ret = fs_dev_open(&dev, true);
+	if (ret)
+		goto out_files;
 	if (e.cpus && check_cpus_module(&e, dev.version.nr_cpu_ids)) {
 		fs_dev_close(&dev);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out_files;
 	}
 	ret = take_control(&e, &dev);
 	if (ret) {
 		fs_dev_close(&dev);
-		return ret;
+		goto out_files;
 	}
 	/* Put the module back as we found it afterwards (stopped or not). */
 	if (fs_dev_get_config(&dev, &saved) || fs_dev_get_stats(&dev, &st)) {
 		fs_perror("cannot read the module's state");
 		fs_dev_close(&dev);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out_files;
 	}
 	was_running = st.state & FLAMESTAT_STATE_RUNNING;
 	fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP);
@@ -902,6 +1030,7 @@ int do_record(int argc, char **argv)
 	}
 
 	sig = sample_loop(&e, &dev, &ch);
+	phase = PHASE_DRAINING;
 	if (fs_dev_cmd(&dev, FLAMESTAT_IOC_STOP) && errno == EBUSY) {
 		/* Root took it over: the table is its session's now. */
 		fs_err("another session took the profiler over (root's 'flamestat record --force'): this recording's samples are gone");
@@ -918,9 +1047,16 @@ int do_record(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out_child;
 	}
+	/* The module is free before the (long) symbolization. */
+	restore_module(&dev, &saved, was_running);
+	restored = true;
+	phase = PHASE_WRITING;
+	if (abort_signal)
+		abort_outputs(abort_signal);
 	/* Interrupted: the output is written, and the status says so. */
-	ret = write_outputs(&e, &s, &meta, &folded) ? EXIT_FAIL :
+	ret = write_outputs(&e, &outs, &s, &meta, &folded) ? EXIT_FAIL :
 	      sig ? 128 + sig : EXIT_OK;
+	phase = PHASE_DONE;
 	if (!e.quiet && ret != EXIT_FAIL)
 		summary(&e, &s.hdr.stats, fs_module_cpu_max_percent(),
 			folded ? &meta : NULL,
@@ -941,18 +1077,10 @@ out_child:
 				WEXITSTATUS(ch.status));
 	}
 out_restore:
-	/*
-	 * The tool's own configuration must not outlive it. With -F, the
-	 * recording's samples hold the module's frequency (EBUSY, while this
-	 * file still controls it): they were read, or are lost with the
-	 * recording, so reset and put the old frequency back.
-	 */
-	if (fs_dev_set_config(&dev, &saved) && errno == EBUSY &&
-	    !fs_dev_cmd(&dev, FLAMESTAT_IOC_RESET))
-		fs_dev_set_config(&dev, &saved);
-	if (was_running)
-		fs_dev_cmd(&dev, FLAMESTAT_IOC_START);
-	fs_dev_cmd(&dev, FLAMESTAT_IOC_UNCLAIM);
-	fs_dev_close(&dev);
+	if (!restored)
+		restore_module(&dev, &saved, was_running);
+out_files:
+	/* Not written (a failure before the end): removed. */
+	close_outputs(&outs, false, false);
 	return ret;
 }

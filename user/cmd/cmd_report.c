@@ -41,8 +41,9 @@ static void usage(FILE *out, bool fold)
 "  flamestat fold --comm-pid --delimiter run.fstat | flamegraph.pl > run.svg\n"
 "  sudo flamestat fold > now.folded\n"
 "\n"
-"Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
-"loaded, 5 ABI mismatch. See flamestat-fold(1).\n",
+"Exit status: 0 written, 1 failure (also: FILE empty, corrupt or without\n"
+"samples), 2 bad option, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
+"See flamestat-fold(1).\n",
 			out_count_help, src_options_help);
 	else
 		fprintf(out,
@@ -68,8 +69,9 @@ static void usage(FILE *out, bool fold)
 "  perf script | stackcollapse-perf.pl | flamestat report --roots 1 -\n"
 "  sudo flamestat report --min 1\n"
 "\n"
-"Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
-"loaded, 5 ABI mismatch. See flamestat-report(1).\n",
+"Exit status: 0 written, 1 failure (also: FILE empty, corrupt or without\n"
+"samples), 2 bad option, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
+"See flamestat-report(1).\n",
 			out_count_help, report_options_help, src_options_help);
 }
 
@@ -139,6 +141,17 @@ static int run(int argc, char **argv, bool fold)
 	ret = src_load(path, &src, p);
 	if (!ret && out_write(p, &out))
 		ret = EXIT_FAIL;
+	/*
+	 * An input without a sample (empty, or no line of it a stack) is a
+	 * failure, as for svg, which draws its "no stack counts" graph: the
+	 * (empty) output is written, the status is 1. The live module with
+	 * nothing recorded yet is no failure.
+	 */
+	if (!ret && path && !profile_total2(p)) {
+		fs_err("%s: no samples in it (is it folded, 'frame;frame;... COUNT' per line, or a raw .fstat recording?)",
+		       strcmp(path, "-") ? path : "standard input");
+		ret = EXIT_FAIL;
+	}
 	profile_free(p);
 	return ret;
 bad:

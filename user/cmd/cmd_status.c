@@ -4,9 +4,11 @@
  * what has it counted and dropped, what memory and CPU does it cost; and
  * when it is not loaded, whether it could be.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -18,7 +20,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: flamestat status [-h]\n"
+"Usage: flamestat status [-j] [-h]\n"
 "\n"
 "Show whether the flamestat module is loaded and sampling, its\n"
 "configuration, the samples it counted and why others were not recorded,\n"
@@ -29,8 +31,14 @@ static void usage(FILE *out)
 "the kernel would refuse the module.\n"
 "Reading the counters does not disturb sampling. Needs root.\n"
 "\n"
-"Example:\n"
+"Options:\n"
+"  -j, --json             the same as one JSON object (stable keys, see\n"
+"                         flamestat-status(1))\n"
+"  -h, --help             this text\n"
+"\n"
+"Examples:\n"
 "  sudo flamestat status\n"
+"  sudo flamestat status --json | jq .stats.dropped\n"
 "\n"
 "Exit status: 0 loaded, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
 "See flamestat-status(1).\n");
@@ -192,21 +200,216 @@ static void print_stats(const struct flamestat_stats *st, int max_pct)
 		       (unsigned long long)st->cost_max_ns);
 }
 
+/* --json: one object; the keys are documented in flamestat-status(1). */
+static void json_str(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+
+	putchar('"');
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void json_key(const char *k, bool *first)
+{
+	printf("%s\n    ", *first ? "" : ",");
+	*first = false;
+	json_str(k);
+	printf(": ");
+}
+
+static void json_u64(const char *k, uint64_t v, bool *first)
+{
+	json_key(k, first);
+	printf("%llu", (unsigned long long)v);
+}
+
+static void json_bool(const char *k, bool v, bool *first)
+{
+	json_key(k, first);
+	printf("%s", v ? "true" : "false");
+}
+
+/* FS_YES/FS_NO/FS_UNKNOWN as true/false/null. */
+static void json_tri(const char *k, int v, bool *first)
+{
+	json_key(k, first);
+	printf("%s", v == FS_YES ? "true" : v == FS_NO ? "false" : "null");
+}
+
+static void json_text(const char *k, const char *v, bool *first)
+{
+	json_key(k, first);
+	if (v)
+		json_str(v);
+	else
+		printf("null");
+}
+
+/* The module's parameters, from /sys/module/flamestat/parameters. */
+static void json_params(void)
+{
+	const char *dir = "/sys/module/flamestat/parameters";
+	struct dirent **names;
+	bool first = true;
+	char line[256];
+	int n, i;
+
+	printf("{");
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]->d_name);
+		FILE *f = names[i]->d_name[0] == '.' ? NULL : fopen(path, "re");
+
+		if (f) {
+			if (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\n")] = '\0';
+				printf("%s\n      ", first ? "" : ",");
+				first = false;
+				json_str(names[i]->d_name);
+				printf(": ");
+				json_str(line);
+			}
+			fclose(f);
+		}
+		free(path);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	printf("%s}", first ? "" : "\n    ");
+}
+
+/* The module is not loaded: would it load? */
+static void print_json_unloaded(const struct fs_load_policy *pol)
+{
+	char why[1024];
+	int verdict = fs_load_policy_refusal(pol, why, sizeof(why));
+	bool first = true;
+
+	printf("{");
+	json_bool("loaded", false, &first);
+	json_text("tool_version", FLAMESTAT_VERSION, &first);
+	json_u64("tool_abi", FLAMESTAT_ABI_VERSION, &first);
+	json_tri("installed", pol->installed, &first);
+	json_text("installed_path", pol->installed == FS_YES ? pol->path : NULL,
+		  &first);
+	json_text("installed_version", pol->installed == FS_YES &&
+		  pol->version[0] ? pol->version : NULL, &first);
+	json_text("signer", pol->signer[0] ? pol->signer : NULL, &first);
+	json_tri("secure_boot", pol->secure_boot, &first);
+	json_text("lockdown", pol->lockdown[0] ? pol->lockdown : NULL, &first);
+	json_tri("sig_enforce", pol->sig_enforce, &first);
+	json_tri("modules_supported", pol->modules_supported, &first);
+	json_tri("modules_disabled", pol->modules_disabled, &first);
+	json_text("verdict", verdict == FS_YES ? "refuse" :
+		  verdict == FS_UNKNOWN ? "may_refuse" : "loadable", &first);
+	json_text("reason", verdict == FS_NO ? NULL : why, &first);
+	printf("\n}\n");
+}
+
+static void print_json(const struct flamestat_version *v,
+		       const struct flamestat_config *c,
+		       const struct flamestat_stats *st, int max_pct,
+		       bool params)
+{
+	bool first = true, f2;
+	char cpus[1024] = "";
+	struct cpuset set;
+	uint32_t i;
+
+	printf("{");
+	json_bool("loaded", true, &first);
+	json_text("tool_version", FLAMESTAT_VERSION, &first);
+	json_u64("tool_abi", FLAMESTAT_ABI_VERSION, &first);
+	json_text("module_version", v->module_version, &first);
+	json_u64("module_abi", v->abi_version, &first);
+	json_u64("nr_cpu_ids", v->nr_cpu_ids, &first);
+	json_key("parameters", &first);
+	if (params)
+		json_params();
+	else
+		printf("{}");
+	json_key("cpu_max_percent", &first);
+	if (max_pct >= 0)
+		printf("%d", max_pct);
+	else
+		printf("null");
+	json_key("session", &first);
+	f2 = true;
+	printf("{");
+	json_bool("running", st->state & FLAMESTAT_STATE_RUNNING, &f2);
+	json_bool("claimed", st->state & FLAMESTAT_STATE_CLAIMED, &f2);
+	json_bool("throttled_now", st->state & FLAMESTAT_STATE_THROTTLED, &f2);
+	json_bool("lockdown", st->state & FLAMESTAT_STATE_LOCKDOWN, &f2);
+	printf("\n    }");
+	json_key("config", &first);
+	f2 = true;
+	printf("{");
+	json_u64("freq_hz", c->freq_hz, &f2);
+	json_bool("kernel", c->flags & FLAMESTAT_CFG_KERNEL, &f2);
+	json_bool("user", c->flags & FLAMESTAT_CFG_USER, &f2);
+	json_u64("kernel_depth", c->kernel_depth, &f2);
+	json_u64("user_depth", c->user_depth, &f2);
+	json_bool("idle", c->flags & FLAMESTAT_CFG_IDLE, &f2);
+	json_bool("per_cpu", c->flags & FLAMESTAT_CFG_PERCPU, &f2);
+	json_key("pids", &f2);
+	printf("[");
+	for (i = 0; i < c->nr_pids && i < FLAMESTAT_MAX_PIDS; i++)
+		printf("%s%u", i ? ", " : "", c->pids[i]);
+	printf("]");
+	json_bool("pid_tree", c->flags & FLAMESTAT_CFG_PID_TREE, &f2);
+	memcpy(set.w, c->cpus, sizeof(set.w));
+	json_text("cpus", c->flags & FLAMESTAT_CFG_CPUMASK ?
+		  cpulist_format(&set, cpus, sizeof(cpus)) : NULL, &f2);
+	printf("\n    }");
+	json_key("stats", &first);
+	f2 = true;
+	printf("{");
+#define J(field) json_u64(#field, st->field, &f2)
+	J(samples); J(recorded); J(overruns); J(stacks); J(running_ns);
+	J(nr_cpus); J(kernel_truncated); J(user_truncated); J(user_fault);
+	J(user_compat); J(idle_irq); J(unmapped_procs); J(procs);
+	J(procs_max); J(buildid_uncached); J(maps_busy); J(maps_truncated);
+	J(mem_used); J(mem_total); J(cost_ns); J(cost_max_ns);
+#undef J
+	printf("\n    }");
+	json_key("dropped", &first);
+	f2 = true;
+	printf("{");
+	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
+		json_u64(fs_drop_name((int)i), st->dropped[i], &f2);
+	printf("\n    }\n}\n");
+}
+
 int do_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool json = false;
 	struct flamestat_config cfg;
 	struct flamestat_stats st;
 	struct fs_dev dev;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return EXIT_OK;
+		}
+		if (c == 'j') {
+			json = true;
+			continue;
 		}
 		fprintf(stderr, "Try 'flamestat status --help'.\n");
 		return EXIT_USAGE;
@@ -218,8 +421,12 @@ int do_status(int argc, char **argv)
 	if (!fs_module_loaded()) {
 		struct fs_load_policy pol;
 
-		printf("module:     not loaded\n");
 		fs_load_policy_read(&pol, NULL);
+		if (json) {
+			print_json_unloaded(&pol);
+			return EXIT_NOMODULE;
+		}
+		printf("module:     not loaded\n");
 		fs_load_policy_print(&pol, stdout);
 		return EXIT_NOMODULE;
 	}
@@ -232,6 +439,11 @@ int do_status(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	fs_dev_close(&dev);
+	if (json) {
+		print_json(&dev.version, &cfg, &st, fs_module_cpu_max_percent(),
+			   true);
+		return EXIT_OK;
+	}
 	printf("module:     loaded, version %s, ABI %u, %u CPU ids\n",
 	       dev.version.module_version, dev.version.abi_version,
 	       dev.version.nr_cpu_ids);

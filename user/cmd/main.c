@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* flamestat: dispatch "flamestat SUBCOMMAND ..." to the subcommand's file. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "uapi/flamestat.h"
 
 #include "cmd/commands.h"
+#include "device/loadpolicy.h"
 #include "lib/util.h"
 
 struct command {
@@ -38,8 +42,49 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", c->name, c->summary);
 	fprintf(out,
 		"\n"
-		"'flamestat COMMAND --help' describes a command; man flamestat\n"
-		"has the details.\n");
+		"'flamestat COMMAND --help' describes a command, 'flamestat help\n"
+		"COMMAND' shows its manual page; man flamestat has the details.\n");
+}
+
+/* The build tree's page, docs/man/NAME.1 above the tool, or NULL. */
+static char *build_tree_page(const char *name)
+{
+	char exe[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	path = xasprintf("%s/../docs/man/%s.1", exe, name);
+	if (!access(path, R_OK))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/*
+ * flamestat help COMMAND: man flamestat-COMMAND (installed, else the
+ * build tree's page); without man or the page, COMMAND --help.
+ */
+static int help_command(const struct command *c, char *prog)
+{
+	char page[64], out[256], *path;
+	char *args[] = { prog, "--help", NULL };
+
+	snprintf(page, sizeof(page), "flamestat-%s", c->name);
+	fflush(NULL);
+	if (fs_run_capture((char *const[]){ "man", "-w", page, NULL }, 1, out,
+			   sizeof(out)) == 0)
+		execlp("man", "man", page, (char *)NULL);
+	path = build_tree_page(page);
+	if (path)
+		execlp("man", "man", "-l", path, (char *)NULL);
+	free(path);
+	return c->fn(2, args);
 }
 
 int main(int argc, char **argv)
@@ -49,6 +94,18 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		for (c = commands; c->name; c++) {
+			if (strcmp(argv[2], c->name))
+				continue;
+			snprintf(prog, sizeof(prog), "flamestat %s", c->name);
+			fs_progname = prog;
+			return help_command(c, prog);
+		}
+		fs_err("help: '%s' is not a command; 'flamestat --help' lists them",
+		       argv[2]);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

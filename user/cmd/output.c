@@ -101,7 +101,7 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg)
 	switch (opt) {
 	case OPT_LIMIT:
 		if (parse_u64(arg, 0, 1000000000, &v)) {
-			fs_err("--limit '%s': expected a number of rows", arg);
+			fs_err("--limit '%s': expected a decimal number of rows", arg);
 			return -1;
 		}
 		o->limit = (unsigned int)v;
@@ -120,15 +120,15 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg)
 		o->no_children = true;
 		return 0;
 	case OPT_MIN:
-		if (parse_double(arg, &d) || d < 0 || d > 100) {
-			fs_err("--min '%s': expected a percentage 0..100", arg);
+		if (parse_decimal(arg, &d) || d < 0 || d > 100) {
+			fs_err("--min '%s': expected a decimal percentage 0..100", arg);
 			return -1;
 		}
 		o->min_pct = d;
 		return 0;
 	case OPT_ROOTS:
 		if (parse_u64(arg, 0, 16, &v)) {
-			fs_err("--roots '%s': expected 0..16", arg);
+			fs_err("--roots '%s': expected a decimal number 0..16", arg);
 			return -1;
 		}
 		o->skip_roots = (unsigned int)v;
@@ -167,7 +167,9 @@ int out_write(struct profile *p, const struct out_opts *o)
 		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
 		return -1;
 	}
-	if (svg_output_open(&out, o->path))
+	if (o->opened)
+		out = *o->opened;
+	else if (svg_output_open(&out, o->path))
 		return -1;
 	switch (f) {
 	case OUT_SVG:
@@ -189,5 +191,7 @@ int out_write(struct profile *p, const struct out_opts *o)
 	if (r < 0 && errno)
 		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
 			  o->path : "standard output");
+	if (o->opened)
+		return r ? -1 : 0;
 	return svg_output_close(&out, r == 0) || r ? -1 : 0;
 }

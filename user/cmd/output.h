@@ -14,6 +14,8 @@
 #include "profile/report.h"
 #include "render/svg.h"
 
+struct svg_output;
+
 enum out_format {
 	OUT_AUTO,	/* from the file name; folded for standard output */
 	OUT_FOLDED,
@@ -31,6 +33,11 @@ struct out_opts {
 	bool quiet;		/* no notes on stderr */
 	struct svg_options svg;
 	struct report_opts report;
+	/*
+	 * Opened already (record opens its outputs before sampling): written
+	 * to, not closed, by out_write(). NULL: out_write() opens path.
+	 */
+	struct svg_output *opened;
 };
 
 void out_opts_init(struct out_opts *o);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/source.h"
 #include "cmd/svg_cli.h"
@@ -213,6 +214,19 @@ int src_load(const char *path, const struct src_opts *o, struct profile *p)
 		ret = src_fold_snapshot(&s, false, o, p) ? EXIT_FAIL : EXIT_OK;
 		snapshot_free(&s);
 		return ret;
+	}
+	/* Named as a recording but not one: not read as folded text. */
+	if (path_has_suffix(path, ".fstat")) {
+		struct stat st;
+
+		if (stat(path, &st))
+			fs_perror("cannot open %s", path);
+		else if (!st.st_size)
+			fs_err("%s: empty file, not a flamestat recording", path);
+		else
+			fs_err("%s: not a flamestat recording (no snapshot magic at its start)",
+			       path);
+		return EXIT_FAIL;
 	}
 	return svg_read_path(p, path) ? EXIT_FAIL : EXIT_OK;
 }

@@ -5,10 +5,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/svg_cli.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "profile/profile.h"
 #include "render/svg.h"
@@ -153,70 +152,23 @@ int svg_read_path(struct profile *p, const char *path)
 
 int svg_output_open(struct svg_output *out, const char *path)
 {
-	struct stat st;
+	struct outfile o;
 
 	memset(out, 0, sizeof(*out));
-	if (!path || !strcmp(path, "-")) {
-		out->f = stdout;
-		return 0;
-	}
-	out->path = xstrdup(path);
-	/*
-	 * Only a regular file (or a new one) is replaced by renaming a
-	 * temporary file over it: renaming over /dev/null, a FIFO or a
-	 * terminal would replace the device node itself. Those are written
-	 * in place.
-	 */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		out->f = fopen(path, "w");
-		if (!out->f) {
-			fs_perror("cannot open %s", path);
-			free(out->path);
-			return -1;
-		}
-		return 0;
-	}
-	out->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	out->f = fopen(out->tmp, "w");
-	if (!out->f) {
-		fs_perror("cannot create %s", out->tmp);
-		free(out->path);
-		free(out->tmp);
+	if (outfile_open(&o, path))
 		return -1;
-	}
+	out->f = o.f;
+	out->path = o.path;
+	out->tmp = o.tmp;
 	return 0;
 }
 
 int svg_output_close(struct svg_output *out, bool ok)
 {
-	int ret = 0;
+	struct outfile o = { .f = out->f, .path = out->path, .tmp = out->tmp };
 
-	if (!out->path) {
-		if (fflush(stdout)) {
-			fs_perror("cannot write standard output");
-			ret = -1;
-		}
-		return ok ? ret : -1;
-	}
-	if (fclose(out->f)) {
-		fs_perror("cannot write %s", out->tmp ? out->tmp : out->path);
-		ok = false;
-		ret = -1;
-	}
-	if (!out->tmp) {
-		free(out->path);
-		return ok ? ret : -1;
-	}
-	if (ok && rename(out->tmp, out->path)) {
-		fs_perror("cannot rename %s to %s", out->tmp, out->path);
-		ok = false;
-		ret = -1;
-	}
-	if (!ok)
-		unlink(out->tmp);
-	free(out->path);
-	free(out->tmp);
-	return ok ? ret : -1;
+	memset(out, 0, sizeof(*out));
+	return outfile_close(&o, ok);
 }
 
 struct option *svg_getopt_merge(const struct option *own)

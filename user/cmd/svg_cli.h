@@ -14,8 +14,9 @@ struct profile;
  * folded file ("-" is standard input) into p, reporting problems itself;
  * returns 0 or -1. svg_output_open() opens path for writing (NULL or "-":
  * standard output) through a temporary file that svg_output_close()
- * renames into place only when ok, so a failed run never leaves half an
- * SVG behind; both return 0 or -1 after reporting.
+ * renames into place only when ok, so a failed or killed run never leaves
+ * half an SVG behind (lib/outfile.h); both return 0 or -1 after
+ * reporting.
  */
 struct svg_output {
 	FILE *f;

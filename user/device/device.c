@@ -174,14 +174,34 @@ static int explain_load_error(const char *path, int err, const char *detail)
 	}
 }
 
+/*
+ * A kernel that loads no module at all (built without module support, or
+ * kernel.modules_disabled=1): says why, in the words of 'flamestat
+ * status', and returns true.
+ */
+static bool kernel_loads_no_module(const struct fs_load_policy *pol)
+{
+	char why[1024];
+
+	if (pol->modules_supported != FS_NO && pol->modules_disabled != FS_YES)
+		return false;
+	fs_load_policy_refusal(pol, why, sizeof(why));
+	fs_err("the flamestat module is not loaded, and the kernel will refuse the module: %s (see 'flamestat status')",
+	       why);
+	return true;
+}
+
 static int load_module(struct fs_dev *dev)
 {
 	struct fs_load_policy pol;
-	char msg[1024];
+	char msg[1024], why[1024];
 	char *path;
 	int fd, err, rc;
 
 	if (geteuid() != 0) {
+		fs_load_policy_read(&pol, NULL);
+		if (kernel_loads_no_module(&pol))
+			return EXIT_NOMODULE;
 		fs_err("the flamestat module is not loaded, and loading it needs root: run 'sudo flamestat ...' or 'sudo modprobe flamestat'");
 		return EXIT_PERM;
 	}
@@ -195,12 +215,19 @@ static int load_module(struct fs_dev *dev)
 	msg[strcspn(msg, "\n")] = '\0';
 	/* Installed for this kernel, so the kernel said no: say why. */
 	fs_load_policy_read(&pol, NULL);
+	if (kernel_loads_no_module(&pol))
+		return EXIT_NOMODULE;
 	if (pol.installed == FS_YES)
 		return explain_load_error(pol.path, modprobe_errno(msg), msg);
 
 	path = find_module_file();
 	if (!path) {
-		fs_err("the flamestat module is not installed: install flamestat-dkms, or build it with 'make' and run the tool from the build tree");
+		/* Lockdown or enforced signatures: an unsigned build will not do. */
+		if (fs_load_policy_refusal(&pol, why, sizeof(why)) != FS_NO)
+			fs_err("the flamestat module is not installed: install flamestat-dkms, or build it with 'make' and run the tool from the build tree; but note: %s",
+			       why);
+		else
+			fs_err("the flamestat module is not installed: install flamestat-dkms, or build it with 'make' and run the tool from the build tree");
 		return EXIT_NOMODULE;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);

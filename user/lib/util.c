@@ -180,12 +180,13 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+	/* strtoull would take a sign, blanks, and 0x or 0 prefixes (base 0). */
+	if (!s || *s < '0' || *s > '9') {
 		errno = EINVAL;
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (errno || *end) {
 		errno = errno ? errno : EINVAL;
 		return -1;
@@ -215,6 +216,29 @@ int parse_double(const char *s, double *out)
 	}
 	*out = v;
 	return 0;
+}
+
+int parse_decimal(const char *s, double *out)
+{
+	size_t whole, frac = 0;
+
+	if (!s) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* DIGITS[.DIGITS] or .DIGITS: what strtod takes, less the rest. */
+	whole = strspn(s, "0123456789");
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	if (!whole && !frac) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (s[whole + (s[whole] == '.' ? 1 + frac : 0)]) {
+		errno = EINVAL;
+		return -1;
+	}
+	return parse_double(s, out);
 }
 
 const char *fmt_share(char *buf, size_t size, uint64_t part, uint64_t whole)

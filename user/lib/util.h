@@ -77,11 +77,19 @@ void sb_reset(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 
 /*
- * Strict number parsing for options: the whole string must be a number in
- * [min, max]. Returns 0, or -1 with errno EINVAL/ERANGE.
+ * Strict number parsing for options and arguments: the whole string must
+ * be a decimal number in [min, max], digits only: no sign, no blanks, no
+ * 0x or leading-0 octal ("010" is ten). Returns 0, or -1 with errno
+ * EINVAL/ERANGE.
  */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Any finite strtod() number (exponents too): for files we wrote. */
 int parse_double(const char *s, double *out);
+/*
+ * For options: DIGITS[.DIGITS] or .DIGITS, decimal only (no sign, blanks,
+ * exponent, hex, inf or nan); the caller checks the range.
+ */
+int parse_decimal(const char *s, double *out);
 
 /*
  * @part of @whole as a percentage with one decimal, "12.5%", into @buf;

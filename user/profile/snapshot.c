@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "profile/snapshot.h"
 
@@ -454,33 +455,37 @@ static void fill_host(struct flamestat_rec_host *h)
 				 (uint64_t)ts.tv_nsec;
 }
 
-int snapshot_save(const struct snapshot *s, const char *path)
+int snapshot_write(const struct snapshot *s, FILE *f)
 {
 	struct flamestat_snap_header hdr = s->hdr;
 	struct flamestat_rec_host host;
 	const uint8_t *raw = s->raw;
 	bool add = !s->has_host;
-	FILE *f = fopen(path, "wb");
-	bool ok;
 
-	if (!f) {
-		fs_perror("cannot create %s", path);
-		return -1;
-	}
 	if (add) {
 		fill_host(&host);
 		hdr.total_size += sizeof(host);
 		hdr.nr_records++;
 	}
-	ok = fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
-	     fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
-	     s->raw_size - sizeof(hdr) &&
-	     (!add || fwrite(&host, sizeof(host), 1, f) == 1);
-	if (fclose(f) || !ok) {
-		fs_perror("cannot write %s", path);
+	if (fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
+	    fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
+	    s->raw_size - sizeof(hdr) &&
+	    (!add || fwrite(&host, sizeof(host), 1, f) == 1))
+		return 0;
+	return -1;
+}
+
+int snapshot_save(const struct snapshot *s, const char *path)
+{
+	struct outfile o;
+	int r;
+
+	if (outfile_open(&o, path))
 		return -1;
-	}
-	return 0;
+	r = snapshot_write(s, o.f);
+	if (r)
+		fs_perror("cannot write %s", path);
+	return outfile_close(&o, !r) ? -1 : 0;
 }
 
 /*

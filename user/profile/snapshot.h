@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "uapi/flamestat.h"
@@ -87,8 +88,11 @@ int snapshot_parse(struct snapshot *s, void *raw, size_t size, char *err,
 int snapshot_load(struct snapshot *s, const char *path);
 /*
  * Writes the raw bytes, to be loaded again with snapshot_load(), adding a
- * HOST record (this machine's boot_id, release, hostname) if there is none.
+ * HOST record (this machine's boot_id, release, hostname) if there is none:
+ * to @f (0, or -1 with errno set, nothing printed), or to @path, replaced
+ * atomically (lib/outfile.h; 0, or -1 after reporting).
  */
+int snapshot_write(const struct snapshot *s, FILE *f);
 int snapshot_save(const struct snapshot *s, const char *path);
 void snapshot_free(struct snapshot *s);
 

@@ -176,8 +176,14 @@ static int bad(const char *opt, const char *arg, const char *want)
 
 /*
  * Integers as Perl's Getopt::Long takes them for flamegraph.pl ("=i"):
- * decimal, an optional '+'; no hex or octal.
+ * decimal, an optional '+'; no hex or octal. Fractions ("=f") likewise,
+ * but decimal only here: no exponent, hex, inf or nan (parse_decimal()).
  */
+static int parse_dec_float(const char *s, double *out)
+{
+	return parse_decimal(*s == '+' ? s + 1 : s, out);
+}
+
 static int parse_dec(const char *s, uint64_t min, uint64_t max,
 		     uint64_t *out)
 {
@@ -247,7 +253,7 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 			return bad("minwidth", arg, "expected pixels or N%");
 		memcpy(num, arg, n);
 		num[n] = '\0';
-		if (parse_double(num, &d) || d < 0 ||
+		if (parse_dec_float(num, &d) || d < 0 ||
 		    (o->min_width_pct && d > 100))
 			return bad("minwidth", arg,
 				   "expected pixels (0.1) or a percentage (0.5%)");
@@ -260,13 +266,13 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->font_type = arg;
 		break;
 	case OPT_FONTSIZE:
-		if (parse_double(arg, &d) || d <= 0 || d > 1000)
+		if (parse_dec_float(arg, &d) || d <= 0 || d > 1000)
 			return bad("fontsize", arg,
 				   "expected pixels, more than 0 up to 1000");
 		o->font_size = d;
 		break;
 	case OPT_FONTWIDTH:
-		if (parse_double(arg, &d) || d <= 0 || d > 10)
+		if (parse_dec_float(arg, &d) || d <= 0 || d > 10)
 			return bad("fontwidth", arg, "expected a ratio such as 0.59");
 		o->font_width = d;
 		break;
@@ -345,7 +351,7 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->notes = arg;
 		break;
 	case OPT_FACTOR:
-		if (parse_double(arg, &d) || d <= 0)
+		if (parse_dec_float(arg, &d) || d <= 0)
 			return bad("factor", arg, "expected a positive number");
 		o->factor = d;
 		break;
