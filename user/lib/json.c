@@ -8,11 +8,12 @@
  * forms (E0 80..9F, F0 80..8F), surrogates (ED A0..BF) and code points
  * past U+10FFFF (F4 90..BF, F5..FF).
  */
-size_t json_utf8_len(const unsigned char *s, size_t len)
+size_t json_utf8_len(const unsigned char *s, size_t len, size_t *bad)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t n, i;
 
+	*bad = 1;
 	if (c < 0x80)
 		return 1;
 	if (c < 0xc2)
@@ -34,11 +35,14 @@ size_t json_utf8_len(const unsigned char *s, size_t len)
 	} else {
 		return 0;
 	}
-	if (len < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
+	for (i = 1; i < n; i++) {
+		if (i == len || s[i] < lo || s[i] > hi) {
+			*bad = i;	/* the maximal subpart: a start cut short */
 			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
 	return n;
 }
 
@@ -46,7 +50,7 @@ void json_add_string(struct strbuf *sb, const char *str, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run, n;
+	size_t i = 0, run, n, bad;
 	char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 
 	sb_add(sb, "\"", 1);
@@ -89,10 +93,11 @@ void json_add_string(struct strbuf *sb, const char *str, size_t len)
 				sb_add(sb, esc, 6);
 				break;
 			}
-			n = json_utf8_len(s + i, len - i);
+			n = json_utf8_len(s + i, len - i, &bad);
 			if (!n) {
 				sb_add(sb, "\xef\xbf\xbd", 3);	/* U+FFFD */
-				break;
+				i += bad;
+				continue;
 			}
 			/* U+2028 and U+2029: E2 80 A8/A9. */
 			if (n == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
