@@ -11,7 +11,7 @@
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
 /* Written out whenever this much is buffered. */
-#define FLUSH_AT (64u * 1024)
+#define FLUSH_AT ((size_t)64 * 1024)
 
 typedef unsigned __int128 u128;
 
