@@ -87,8 +87,10 @@ static void usage(FILE *out)
 "Output:\n"
 "  -o, --output FILE      write FILE (default: standard output); the format\n"
 "                         follows the extension: .svg, .fstat (raw), .report,\n"
-"                         anything else folded\n"
-"      --format F         folded, svg, report or raw, whatever the name\n"
+"                         .speedscope.json (speedscope), anything else folded\n"
+"      --format F         folded, svg, report, raw or speedscope (JSON for\n"
+"                         speedscope.app: one profile per command), whatever\n"
+"                         the name\n"
 "      --raw FILE         also save the raw recording, for 'flamestat report\n"
 "                         FILE' or 'flamestat fold FILE' later on this machine\n"
 "      --header           folded: a '# flamestat:' line with the totals\n"
@@ -106,6 +108,7 @@ static void usage(FILE *out)
 "  flamestat record -K --idle -d 5 > kernel.folded\n"
 "  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
+"  flamestat record -d 10 -o system.speedscope.json\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
@@ -346,7 +349,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (out_format_parse(optarg, &e->out.format)) {
-				fs_err("--format '%s': expected folded, svg, report or raw",
+				fs_err("--format '%s': expected folded, svg, report, raw or speedscope",
 				       optarg);
 				ret = EXIT_USAGE;
 			}

@@ -30,6 +30,10 @@ static void usage(FILE *out, bool fold)
 "\n"
 "Options:\n"
 "  -o, --output FILE      write FILE instead of standard output\n"
+"      --format F         folded (default) or speedscope: JSON for\n"
+"                         speedscope.app, one profile per command (per\n"
+"                         process with --comm-pid); the default for a FILE\n"
+"                         named *.speedscope.json\n"
 "      --header           a '# flamestat:' line with the totals first (both\n"
 "                         samples and periods, and which COUNT is)\n"
 "%s"
@@ -40,6 +44,7 @@ static void usage(FILE *out, bool fold)
 "  flamestat fold run.fstat > run.folded\n"
 "  flamestat fold --comm-pid --delimiter run.fstat | flamegraph.pl > run.svg\n"
 "  sudo flamestat fold > now.folded\n"
+"  flamestat fold run.fstat -o run.speedscope.json\n"
 "\n"
 "Exit status: 0 written, 1 failure (also: FILE empty, corrupt or without\n"
 "samples), 2 bad option, 3 not root, 4 module not loaded, 5 ABI mismatch.\n"
@@ -75,7 +80,7 @@ static void usage(FILE *out, bool fold)
 			out_count_help, report_options_help, src_options_help);
 }
 
-enum { OPT_HEADER = 0x380, OPT_COUNT };
+enum { OPT_HEADER = 0x380, OPT_COUNT, OPT_FORMAT };
 
 static int run(int argc, char **argv, bool fold)
 {
@@ -83,6 +88,7 @@ static int run(int argc, char **argv, bool fold)
 		{ "output", required_argument, NULL, 'o' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,7 +103,7 @@ static int run(int argc, char **argv, bool fold)
 
 	out_opts_init(&out);
 	src_opts_init(&src);
-	out.format = fold ? OUT_FOLDED : OUT_REPORT;
+	out.format = fold ? OUT_AUTO : OUT_REPORT;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -111,6 +117,19 @@ static int run(int argc, char **argv, bool fold)
 		case OPT_COUNT:
 			if (out_count_parse(optarg, &out))
 				goto bad;
+			break;
+		case OPT_FORMAT:
+			if (!fold) {
+				fs_err("--format: report writes a report (fold writes other formats)");
+				goto bad;
+			}
+			if (out_format_parse(optarg, &out.format) ||
+			    (out.format != OUT_FOLDED &&
+			     out.format != OUT_SPEEDSCOPE)) {
+				fs_err("--format '%s': expected folded or speedscope",
+				       optarg);
+				goto bad;
+			}
 			break;
 		case 'h':
 			usage(stdout, fold);
@@ -136,6 +155,10 @@ static int run(int argc, char **argv, bool fold)
 		path = argv[optind];
 	if (src.fold.per_cpu)
 		out.report.skip_roots++;
+	/* fold: folded, whatever the name, but for *.speedscope.json. */
+	if (out.format == OUT_AUTO)
+		out.format = out_format_resolve(&out) == OUT_SPEEDSCOPE ?
+			     OUT_SPEEDSCOPE : OUT_FOLDED;
 
 	p = profile_new();
 	ret = src_load(path, &src, p);

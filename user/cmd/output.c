@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Writing a profile as folded stacks, SVG or a report (see output.h). */
+/* Writing a profile as folded stacks, SVG, a report or speedscope JSON. */
 #include <errno.h>
 #include <string.h>
 
 #include "cmd/output.h"
 #include "cmd/svg_cli.h"
 #include "lib/util.h"
+#include "render/speedscope.h"
 
 enum {
 	OPT_LIMIT = 0x280, OPT_SORT, OPT_NO_CHILDREN, OPT_MIN, OPT_ROOTS,
@@ -64,6 +65,7 @@ int out_format_parse(const char *name, enum out_format *f)
 	} t[] = {
 		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
 		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
+		{ "speedscope", OUT_SPEEDSCOPE },
 	};
 	size_t i;
 
@@ -89,6 +91,8 @@ enum out_format out_format_resolve(const struct out_opts *o)
 			return OUT_RAW;
 		if (path_has_suffix(p, ".report"))
 			return OUT_REPORT;
+		if (path_has_suffix(p, ".speedscope.json"))
+			return OUT_SPEEDSCOPE;
 	}
 	return OUT_FOLDED;
 }
@@ -157,6 +161,19 @@ static void note_periods(const struct profile *p)
 			profile_fmt_count(b, samples, d, false));
 }
 
+/* speedscope's title: the recording's, else the file's name. */
+static const char *speedscope_name(const struct profile *p,
+				   const struct out_opts *o)
+{
+	const struct profile_meta *m = profile_meta(p);
+
+	if ((m->present & PROFILE_META_TITLE) && m->title && *m->title)
+		return m->title;
+	if (o->path && strcmp(o->path, "-"))
+		return path_basename(o->path);
+	return "flamestat";
+}
+
 int out_write(struct profile *p, const struct out_opts *o)
 {
 	enum out_format f = out_format_resolve(o);
@@ -180,6 +197,9 @@ int out_write(struct profile *p, const struct out_opts *o)
 		break;
 	case OUT_REPORT:
 		r = report_write(p, &o->report, out.f);
+		break;
+	case OUT_SPEEDSCOPE:
+		r = speedscope_write(p, speedscope_name(p, o), out.f);
 		break;
 	default:
 		if (!o->header && !o->quiet)

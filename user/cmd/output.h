@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Writing a profile as folded stacks, an SVG flame graph or a report, to a
- * file (replaced atomically) or standard output; the format follows the
- * file name unless given. Shared by record, report and fold.
+ * Writing a profile as folded stacks, an SVG flame graph, a report or a
+ * speedscope file, to a file (replaced atomically) or standard output; the
+ * format follows the file name unless given. Shared by record, report and
+ * fold.
  */
 #ifndef FLAMESTAT_OUTPUT_H
 #define FLAMESTAT_OUTPUT_H
@@ -22,6 +23,7 @@ enum out_format {
 	OUT_SVG,
 	OUT_REPORT,
 	OUT_RAW,	/* the binary snapshot (.fstat); record only */
+	OUT_SPEEDSCOPE,	/* speedscope's JSON (.speedscope.json) */
 };
 
 struct out_opts {
@@ -41,7 +43,10 @@ struct out_opts {
 };
 
 void out_opts_init(struct out_opts *o);
-/* "folded", "svg", "report", "raw"; -1 when unknown (nothing printed). */
+/*
+ * "folded", "svg", "report", "raw", "speedscope"; -1 when unknown (nothing
+ * printed).
+ */
 int out_format_parse(const char *name, enum out_format *f);
 /* --count periods|samples into o; -1 after reporting a bad value. */
 int out_count_parse(const char *arg, struct out_opts *o);
