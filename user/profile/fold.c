@@ -274,6 +274,39 @@ static const char *kernel_frame(const struct snapshot *s,
 	return symbolize_kernel(sym, v, is_ret);
 }
 
+/* The handles of fold_user_frame(): fold_snapshot()'s own cache. */
+struct fold_files {
+	struct file_cache *fc;
+};
+
+struct fold_files *fold_files_new(const struct snapshot *s)
+{
+	struct fold_files *f = xcalloc(1, sizeof(*f));
+
+	f->fc = xcalloc(s->nr_files ? s->nr_files : 1, sizeof(*f->fc));
+	return f;
+}
+
+void fold_files_free(struct fold_files *f)
+{
+	if (f)
+		free(f->fc);
+	free(f);
+}
+
+const char *fold_user_frame(const struct snapshot *s, struct symbolizer *sym,
+			    struct fold_files *f, const struct snap_proc *proc,
+			    uint64_t addr, bool is_ret)
+{
+	return user_frame(s, sym, f->fc, proc, addr, is_ret);
+}
+
+const char *fold_kernel_frame(const struct snapshot *s, struct symbolizer *sym,
+			      uint64_t v, bool is_ret)
+{
+	return kernel_frame(s, sym, v, is_ret);
+}
+
 int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		  const struct fold_opts *o, struct profile *p)
 {
