@@ -2,7 +2,7 @@
 /*
  * flamestat record: configure the module, sample the whole system, some
  * processes or a command until a duration, the command's exit or Ctrl-C,
- * then write folded stacks, an SVG, a report or the raw snapshot.
+ * then write folded stacks, an SVG, a report, pprof or the raw snapshot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,8 +84,11 @@ static void usage(FILE *out)
 "Output:\n"
 "  -o, --output FILE      write FILE (default: standard output); the format\n"
 "                         follows the extension: .svg, .fstat (raw), .report,\n"
-"                         anything else folded\n"
-"      --format F         folded, svg, report or raw, whatever the name\n"
+"                         .pb.gz or .pprof (pprof), anything else folded\n"
+"      --format F         folded, svg, report, raw or pprof, whatever the\n"
+"                         name; pprof: gzip'd profile.proto for go tool\n"
+"                         pprof, Pyroscope or Parca (samples and CPU time,\n"
+"                         addresses, mappings, comm/pid/cpu labels)\n"
 "      --raw FILE         also save the raw recording, for 'flamestat report\n"
 "                         FILE' or 'flamestat fold FILE' later on this machine\n"
 "      --header           folded: a '# flamestat:' line with the totals\n"
@@ -103,6 +106,7 @@ static void usage(FILE *out)
 "  flamestat record -K --idle -d 5 > kernel.folded\n"
 "  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
+"  flamestat record -d 30 -o run.pb.gz && go tool pprof -http=: run.pb.gz\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
@@ -333,7 +337,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (out_format_parse(optarg, &e->out.format)) {
-				fs_err("--format '%s': expected folded, svg, report or raw",
+				fs_err("--format '%s': expected folded, svg, report, raw or pprof",
 				       optarg);
 				ret = EXIT_USAGE;
 			}
@@ -397,6 +401,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	}
 	if (e->per_cpu)
 		e->out.report.skip_roots++;
+	if (out_check_terminal(&e->out))
+		goto usage;
 	/* (a CPU that cannot be sampled is no matter for --help) */
 	if (e->cpus && parse_cpus(e))
 		return EXIT_USAGE;
@@ -765,6 +771,13 @@ static int write_outputs(struct record_env *e, struct snapshot *s,
 			return ret;
 		}
 		return snapshot_save(s, e->out.path) ? -1 : ret;
+	}
+	if (f == OUT_PPROF) {
+		/* From the snapshot itself; the summary from its header. */
+		fold_meta(s, m);
+		*folded = true;
+		return out_write_pprof_snapshot(s, true, &e->src, &e->out) ?
+		       -1 : ret;
 	}
 	p = profile_new();
 	if (src_fold_snapshot(s, true, &e->src, p) || out_write(p, &e->out))

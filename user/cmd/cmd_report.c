@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flamestat report and flamestat fold: the top functions, or folded stacks,
- * from the live module, a raw .fstat recording or a folded file.
+ * flamestat report and flamestat fold: the top functions, or folded stacks
+ * (or pprof), from the live module, a raw .fstat recording or a folded file.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -29,7 +29,12 @@ static void usage(FILE *out, bool fold)
 "CPU time; --count samples counts samples.\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE      write FILE instead of standard output\n"
+"  -o, --output FILE      write FILE instead of standard output; FILE.pb.gz\n"
+"                         or FILE.pprof: in pprof's format\n"
+"      --format F         folded (default) or pprof: gzip'd profile.proto for\n"
+"                         go tool pprof, Pyroscope or Parca, with addresses,\n"
+"                         mappings and comm/pid/cpu labels; both samples and\n"
+"                         CPU time, --count picks the one shown first\n"
 "      --header           a '# flamestat:' line with the totals first (both\n"
 "                         samples and periods, and which COUNT is)\n"
 "%s"
@@ -39,6 +44,7 @@ static void usage(FILE *out, bool fold)
 "Examples:\n"
 "  flamestat fold run.fstat > run.folded\n"
 "  flamestat fold --comm-pid --delimiter run.fstat | flamegraph.pl > run.svg\n"
+"  flamestat fold -o run.pb.gz run.fstat && go tool pprof -top run.pb.gz\n"
 "  sudo flamestat fold > now.folded\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module not\n"
@@ -73,7 +79,20 @@ static void usage(FILE *out, bool fold)
 			out_count_help, report_options_help, src_options_help);
 }
 
-enum { OPT_HEADER = 0x380, OPT_COUNT };
+enum { OPT_HEADER = 0x380, OPT_COUNT, OPT_FORMAT };
+
+/* fold: the snapshot goes to pprof as it is, not folded first. */
+struct pprof_ctx {
+	const struct src_opts *src;
+	const struct out_opts *out;
+};
+
+static int write_pprof(const struct snapshot *s, bool live, void *ctx)
+{
+	const struct pprof_ctx *c = ctx;
+
+	return out_write_pprof_snapshot(s, live, c->src, c->out);
+}
 
 static int run(int argc, char **argv, bool fold)
 {
@@ -81,6 +100,7 @@ static int run(int argc, char **argv, bool fold)
 		{ "output", required_argument, NULL, 'o' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,13 +109,15 @@ static int run(int argc, char **argv, bool fold)
 						report_getopt_options);
 	struct out_opts out;
 	struct src_opts src;
+	struct pprof_ctx pc = { &src, &out };
 	struct profile *p;
 	const char *path = NULL;
+	bool took_snapshot;
 	int c, r, ret = EXIT_OK;
 
 	out_opts_init(&out);
 	src_opts_init(&src);
-	out.format = fold ? OUT_FOLDED : OUT_REPORT;
+	out.format = fold ? OUT_AUTO : OUT_REPORT;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -109,6 +131,16 @@ static int run(int argc, char **argv, bool fold)
 		case OPT_COUNT:
 			if (out_count_parse(optarg, &out))
 				goto bad;
+			break;
+		case OPT_FORMAT:
+			if (!fold)
+				goto bad;
+			if (out_format_parse(optarg, &out.format) ||
+			    (out.format != OUT_FOLDED && out.format != OUT_PPROF)) {
+				fs_err("--format '%s': expected folded or pprof",
+				       optarg);
+				goto bad;
+			}
 			break;
 		case 'h':
 			usage(stdout, fold);
@@ -134,10 +166,22 @@ static int run(int argc, char **argv, bool fold)
 		path = argv[optind];
 	if (src.fold.per_cpu)
 		out.report.skip_roots++;
+	/* fold writes folded text whatever the name, but for pprof's. */
+	if (fold && out.format == OUT_AUTO)
+		out.format = out_format_resolve(&out) == OUT_PPROF ?
+			     OUT_PPROF : OUT_FOLDED;
+	if (out_check_terminal(&out))
+		return EXIT_FAIL;
 
 	p = profile_new();
-	ret = src_load(path, &src, p);
-	if (!ret && out_write(p, &out))
+	if (out.format == OUT_PPROF)
+		ret = src_load_with(path, &src, p, write_pprof, &pc,
+				    &took_snapshot);
+	else
+		ret = src_load_with(path, &src, p, NULL, NULL, &took_snapshot);
+	/* A snapshot was written by write_pprof(); folded text is here. */
+	if (!ret && !(out.format == OUT_PPROF && took_snapshot) &&
+	    out_write(p, &out))
 		ret = EXIT_FAIL;
 	profile_free(p);
 	return ret;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Writing a profile as folded stacks, SVG or a report (see output.h). */
+/* Writing a profile as folded stacks, SVG, a report or pprof (output.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "cmd/output.h"
 #include "cmd/svg_cli.h"
 #include "lib/util.h"
+#include "pprof/pprof.h"
 
 enum {
 	OPT_LIMIT = 0x280, OPT_SORT, OPT_NO_CHILDREN, OPT_MIN, OPT_ROOTS,
@@ -64,6 +65,7 @@ int out_format_parse(const char *name, enum out_format *f)
 	} t[] = {
 		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
 		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
+		{ "pprof", OUT_PPROF },
 	};
 	size_t i;
 
@@ -89,6 +91,8 @@ enum out_format out_format_resolve(const struct out_opts *o)
 			return OUT_RAW;
 		if (path_has_suffix(p, ".report"))
 			return OUT_REPORT;
+		if (path_has_suffix(p, ".pb.gz") || path_has_suffix(p, ".pprof"))
+			return OUT_PPROF;
 	}
 	return OUT_FOLDED;
 }
@@ -179,6 +183,12 @@ int out_write(struct profile *p, const struct out_opts *o)
 	case OUT_REPORT:
 		r = report_write(p, &o->report, out.f);
 		break;
+	case OUT_PPROF: {
+		struct pprof_opts po = { .count_samples = o->count_samples };
+
+		r = pprof_write_profile(p, &po, out.f);
+		break;
+	}
 	default:
 		if (!o->header && !o->quiet)
 			note_periods(p);
