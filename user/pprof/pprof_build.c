@@ -153,7 +153,7 @@ int64_t ppb_strn(struct pp_builder *b, const char *s, size_t len)
 
 	if (added) {
 		m->string_table = grow(m->string_table, m->n_string_table,
-				       &b->cap_strings, sizeof(char *));
+				       &b->cap_strings, sizeof(void *));
 		m->string_table[m->n_string_table++] = xstrndup(s, len);
 	}
 	return (int64_t)id;
@@ -175,7 +175,7 @@ size_t ppb_sample_type(struct pp_builder *b, const char *type,
 	v->type = ppb_str(b, type);
 	v->unit = ppb_str(b, unit);
 	m->sample_type = xreallocarray(m->sample_type, m->n_sample_type + 1,
-				       sizeof(*m->sample_type));
+				       sizeof(void *));
 	m->sample_type[m->n_sample_type] = v;
 	return m->n_sample_type++;
 }
@@ -225,7 +225,7 @@ uint64_t ppb_mapping(struct pp_builder *b, const struct pp_mapping_key *k)
 	map->filename = key[3];
 	map->build_id = key[4];
 	m->mapping = grow(m->mapping, m->n_mapping, &b->cap_mappings,
-			  sizeof(*m->mapping));
+			  sizeof(void *));
 	b->mapping_unnamed = xreallocarray(b->mapping_unnamed, b->cap_mappings,
 					   sizeof(*b->mapping_unnamed));
 	b->mapping_unnamed[m->n_mapping] = false;
@@ -243,12 +243,14 @@ uint64_t ppb_function(struct pp_builder *b, const char *name,
 {
 	static const pp_function init = PERFTOOLS__PROFILES__FUNCTION__INIT;
 	pp_profile *m = &b->msg;
-	int64_t key[2] = { ppb_str(b, name),
-			   system_name ? ppb_str(b, system_name) : 0 };
+	int64_t key[2];
 	pp_function *fn;
 	uint64_t id;
 	bool added;
 
+	memset(key, 0, sizeof(key));
+	key[0] = ppb_str(b, name);
+	key[1] = system_name ? ppb_str(b, system_name) : 0;
 	id = table_get(&b->functions, key, sizeof(key), m->n_function + 1,
 		       &added);
 	if (!added)
@@ -259,7 +261,7 @@ uint64_t ppb_function(struct pp_builder *b, const char *name,
 	fn->name = key[0];
 	fn->system_name = key[1];
 	m->function = grow(m->function, m->n_function, &b->cap_functions,
-			   sizeof(*m->function));
+			   sizeof(void *));
 	m->function[m->n_function++] = fn;
 	return id;
 }
@@ -286,7 +288,7 @@ uint64_t ppb_location(struct pp_builder *b, uint64_t mapping,
 	loc->mapping_id = mapping;
 	loc->address = address;
 	if (function) {
-		loc->line = xmalloc(sizeof(*loc->line));
+		loc->line = xmalloc(sizeof(void *));
 		loc->line[0] = xmalloc(sizeof(*loc->line[0]));
 		*loc->line[0] = line_init;
 		loc->line[0]->function_id = function;
@@ -295,7 +297,7 @@ uint64_t ppb_location(struct pp_builder *b, uint64_t mapping,
 		b->mapping_unnamed[mapping - 1] = true;
 	}
 	m->location = grow(m->location, m->n_location, &b->cap_locations,
-			   sizeof(*m->location));
+			   sizeof(void *));
 	m->location[m->n_location++] = loc;
 	return id;
 }
@@ -304,11 +306,15 @@ static pp_label *label(struct pp_builder *b, const char *key, const char *str,
 		       int64_t num)
 {
 	static const pp_label init = PERFTOOLS__PROFILES__LABEL__INIT;
-	int64_t k[3] = { ppb_str(b, key), str ? ppb_str(b, str) : 0, num };
+	int64_t k[3];
 	uint64_t id;
 	bool added;
 	pp_label *l;
 
+	memset(k, 0, sizeof(k));
+	k[0] = ppb_str(b, key);
+	k[1] = str ? ppb_str(b, str) : 0;
+	k[2] = num;
 	id = table_get(&b->labels, k, sizeof(k), b->nr_labels, &added);
 	if (!added)
 		return b->label_pool[id];
@@ -324,7 +330,7 @@ static pp_label *label(struct pp_builder *b, const char *key, const char *str,
 	 */
 	l->num_unit = str ? 0 : k[0];
 	b->label_pool = grow(b->label_pool, b->nr_labels, &b->cap_labels,
-			     sizeof(*b->label_pool));
+			     sizeof(void *));
 	b->label_pool[b->nr_labels++] = l;
 	return l;
 }
@@ -368,12 +374,12 @@ int ppb_sample(struct pp_builder *b, const uint64_t *locs, size_t nlocs,
 	}
 	s->n_value = nv;
 	if (nlabels) {
-		s->label = xcalloc(nlabels, sizeof(*s->label));
-		memcpy(s->label, labels, nlabels * sizeof(*labels));
+		s->label = xcalloc(nlabels, sizeof(void *));
+		memcpy(s->label, labels, nlabels * sizeof(void *));
 		s->n_label = nlabels;
 	}
 	m->sample = grow(m->sample, m->n_sample, &b->cap_samples,
-			 sizeof(*m->sample));
+			 sizeof(void *));
 	m->sample[m->n_sample++] = s;
 	return 0;
 }

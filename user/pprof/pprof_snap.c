@@ -41,20 +41,20 @@ static unsigned long resolved(struct symbolizer *sym)
  */
 static uint64_t function_of(struct snap_pprof *c, const char *raw, bool whole)
 {
-	char *dem = NULL, *name = NULL;
+	size_t len = whole ? strlen(raw) : strcspn(raw, " ");
+	char *bare, *dem, *name;
 	uint64_t id;
 
-	if (!c->raw_names && demangle_is_candidate(raw)) {
-		size_t len = whole ? strlen(raw) : strcspn(raw, " ");
-		char *bare = xstrndup(raw, len);
-
-		dem = demangle(bare);
-		free(bare);
-		if (dem)
-			name = xasprintf("%s%s", dem, raw + len);
-	}
-	id = ppb_function(&c->b, name ? name : raw, raw);
+	if (c->raw_names || !demangle_is_candidate(raw))
+		return ppb_function(&c->b, raw, raw);
+	bare = xstrndup(raw, len);
+	dem = demangle(bare);
+	free(bare);
+	if (!dem)
+		return ppb_function(&c->b, raw, raw);
+	name = xasprintf("%s%s", dem, raw + len);
 	free(dem);
+	id = ppb_function(&c->b, name, raw);
 	free(name);
 	return id;
 }
