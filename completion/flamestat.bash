@@ -41,7 +41,13 @@ _flamestat()
 	case $prev in
 	-o|--output|--raw|--kallsyms|--nameattr) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--format) COMPREPLY=($(compgen -W "folded svg report raw" -- "$cur")); return ;;
+	--format)
+		if [ "$cmd" = fold ]; then
+			COMPREPLY=($(compgen -W "folded pprof" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "folded svg report raw pprof" -- "$cur"))
+		fi
+		return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
 	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
@@ -56,7 +62,7 @@ _flamestat()
 		-o --output --format --raw --header --force -q --quiet -h --help --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
-	fold) opts="-o --output --header --count -h --help $_flamestat_stack_opts" ;;
+	fold) opts="-o --output --format --header --count -h --help $_flamestat_stack_opts" ;;
 	svg) opts="-o --output -h --help $_flamestat_svg_opts" ;;
 	diff) opts="-o --output -n --normalize -s --strip-hex -F --folded -h --help $_flamestat_svg_opts" ;;
 	status) opts="-h --help" ;;
