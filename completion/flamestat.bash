@@ -49,9 +49,9 @@ _flamestat()
 	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--format)
 		if [ "$cmd" = fold ]; then
-			COMPREPLY=($(compgen -W "folded speedscope" -- "$cur"))
+			COMPREPLY=($(compgen -W "folded speedscope pprof" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "folded svg report raw speedscope" -- "$cur"))
+			COMPREPLY=($(compgen -W "folded svg report raw speedscope pprof" -- "$cur"))
 		fi
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;

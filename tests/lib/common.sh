@@ -22,3 +22,19 @@ check() {
 		fail "$n" "$(printf '%s' "$out" | tail -n 5 | tr '\n' '|')"
 	fi
 }
+
+# tool_objs: robjs=(), the tool's objects but main's and record's, for test
+# programs that bring their own main; TOOL_LDLIBS=(), the libraries they need
+# (both from user/Makefile, which builds them).
+tool_objs() {
+	local d o
+	robjs=()
+	for d in $(make -s -C "$TOP/user" print-dirs); do
+		for o in "$TOP/user/$d"/*.o; do
+			[ -e "$o" ] || continue
+			case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
+		done
+	done
+	# shellcheck disable=SC2034 # for the suites that source this file
+	read -ra TOOL_LDLIBS <<<"$(make -s -C "$TOP/user" print-ldlibs)"
+}

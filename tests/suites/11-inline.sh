@@ -162,6 +162,31 @@ else
 	fail inline-stripped-no-debug-file "$(head -3 "$T/nodebug.out" | tr '\n' '|')"
 fi
 
+# pprof keeps the inline chains: one location per function inlined at an
+# address, innermost first, as go tool pprof -traces shows them.
+if command -v go >/dev/null; then
+	export GOCACHE=$FLAMESTAT_CACHE/go HOME=${HOME:-/tmp}
+	if "$FS" fold "${env_opts[@]}" --inline --format pprof -o "$T/inline.pb.gz" "$S" 2>"$T/pprof.err" &&
+		go tool pprof -traces "$T/inline.pb.gz" >"$T/inline.traces" 2>"$T/pprof.err"; then
+		awk '/^-+\+/ { if (st != "") print comm ";" st " 1"; st = ""; next }
+			$1 == "comm:" { comm = $2; next }
+			$1 == "pid:" { next }
+			NF >= 1 && comm != "" { f = $NF; st = (st == "" ? f : f ";" st) }
+			END { if (st != "") print comm ";" st " 1" }' "$T/inline.traces" |
+			LC_ALL=C sort >"$T/inline.pprof.folded"
+		LC_ALL=C sort "$T/noann.exp" >"$T/inline.noann.sorted"
+		if cmp -s "$T/inline.noann.sorted" "$T/inline.pprof.folded"; then
+			pass "inline-pprof ($(wc -l <"$T/inline.pprof.folded") stacks)"
+		else
+			fail inline-pprof "$(diff "$T/inline.noann.sorted" "$T/inline.pprof.folded" | head -6 | tr '\n' '|')"
+		fi
+	else
+		fail inline-pprof "$(head -3 "$T/pprof.err" | tr '\n' '|')"
+	fi
+else
+	fail inline-pprof "no go (Debian package golang-go, scripts/deps.list)"
+fi
+
 # The other commands take it; --verbose tells the cost.
 "$FS" report "${env_opts[@]}" --inline "$S" >"$T/report.out" 2>&1
 check inline-report grep -q ' fxi_inner_\[i\]$' "$T/report.out"

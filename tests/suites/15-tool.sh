@@ -198,14 +198,11 @@ fi
 # The summary of flamestat record (tests/tool/recordsum.c, linked with the
 # tool's objects): a warning with the share of the periods throttled; and
 # its live status line: throttled periods apart from the drops.
-robjs=()
-for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
-	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
-done
+tool_objs
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
-	"${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm 2>"$T/recordsum.log"; then
+	"${robjs[@]}" "${TOOL_LDLIBS[@]}" 2>"$T/recordsum.log"; then
 	"$T/recordsum" 25 <"$T/throttle.fstat" 2>"$T/record-throttle.err"
 	want="flamestat record: warning: 10.0% of the sampling periods (25) were skipped: the module throttled itself on CPUs where its cost passed cpu_max_percent (25%) of the CPU; to sample at the full rate, lower --freq, use a smaller --kernel-depth/--user-depth, or load the module with a higher cpu_max_percent="
 	check tool-record-throttled grep -qxF "$want" "$T/record-throttle.err"
@@ -404,7 +401,7 @@ check tool-diff-units-warned grep -q 'counts samples, .* sampling periods: where
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordout" "$TOP/tests/tool/recordout.c" \
-	"${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm 2>"$T/recordout.log"; then
+	"${robjs[@]}" "${TOOL_LDLIBS[@]}" 2>"$T/recordout.log"; then
 	"$T/recordout" "$T/periods.fstat" "${env_opts[@]}" -o "$T/periods.svg" 2>"$T/periods-svg.err"
 	check tool-svg-periods-meta grep -qxF '<text id="meta" x="50%" y="42">20 samples (40.00 ms of CPU time), 1.00 s at 1000 Hz on 1 CPU, 0 dropped (0.00%), sampler 1000 ns/sample (0.002% CPU)</text>' "$T/periods.svg"
 	if grep -qx '<g class="root"><path d="M0 0h40"/></g>' "$T/periods.svg" &&
@@ -680,7 +677,7 @@ fi
 if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/recordargs" "$TOP/tests/tool/recordargs.c" \
-	"${robjs[@]}" -ldw -lelf -liberty -lz -lm 2>"$T/recordargs.log"; then
+	"${robjs[@]}" "${TOOL_LDLIBS[@]}" 2>"$T/recordargs.log"; then
 	# numok NAME WANT-LINE ARGS...: parsed, and WANT-LINE printed.
 	numok() {
 		local name=$1 want=$2 out rc

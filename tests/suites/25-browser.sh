@@ -57,13 +57,11 @@ fi
 # 30 periods at 1000 Hz, drawn by record from a snapshot: mksnap and
 # tests/tool/recordout.c, as in 15-tool); a folded file of periods (no
 # samples per stack); one from before periods (one period per sample).
-rc=0 robjs=()
-for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
-	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
-done
+rc=0
+tool_objs
 if gcc -O1 -std=gnu11 -I"$TOP/kmod" -o "$OUT/mksnap" "$TOP/tests/tool/mksnap.c" &&
    gcc -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/user" -I"$TOP/kmod" -o "$OUT/recordout" \
-	"$TOP/tests/tool/recordout.c" "${robjs[@]}" -ldw -lelf -llzma -liberty -lz -lm; then
+	"$TOP/tests/tool/recordout.c" "${robjs[@]}" "${TOOL_LDLIBS[@]}"; then
 	printf '%s\n' 'header freq=1000 samples=20 recorded=20 running_ns=1000000000 cpus=1' \
 		'ksym 0xffffffff81001000 0 do_syscall_64' 'ksym 0xffffffff81002000 0 vfs_read' \
 		'stack 10 comm=app periods=30 k=0xffffffff81002000,0xffffffff81001000' \

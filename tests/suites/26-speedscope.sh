@@ -55,13 +55,10 @@ if ! nice make -s -C "$TOP/user" >"$OUT/build.log" 2>&1; then
 	fail speedscope-build "make -C user failed: $(tail -n 3 "$OUT/build.log" | tr '\n' '|')"
 	exit 1
 fi
-robjs=()
-for o in "$TOP"/user/{cmd,device,profile,sym,render,lib,gen}/*.o; do
-	case $o in */cmd/main.o|*/cmd/cmd_record.o) ;; *) robjs+=("$o") ;; esac
-done
+tool_objs
 if ! gcc -O1 -std=gnu11 -I"$TOP/kmod" -o "$OUT/mksnap" "$TOP/tests/tool/mksnap.c" ||
    ! gcc -O1 -std=c11 -D_GNU_SOURCE -I"$TOP/user" -I"$TOP/kmod" -o "$OUT/recordout" \
-	"$TOP/tests/tool/recordout.c" "${robjs[@]}" -ldw -lelf -liberty -lz -lm; then
+	"$TOP/tests/tool/recordout.c" "${robjs[@]}" "${TOOL_LDLIBS[@]}"; then
 	fail speedscope-tools "cannot build mksnap or recordout"
 	exit 1
 fi
@@ -184,7 +181,7 @@ check speedscope-fold-other-name cmp "$OUT/plain.json" "$OUT/basic.folded"
 "$FS" fold --format svg "$G/basic.folded" >/dev/null 2>"$OUT/format.err"
 rc=$?
 check speedscope-fold-format-svg test "$rc" = 2 -a "$(head -n 1 "$OUT/format.err")" = \
-	"flamestat fold: --format 'svg': expected folded or speedscope"
+	"flamestat fold: --format 'svg': expected folded, speedscope or pprof"
 "$FS" report --format speedscope "$G/basic.folded" >/dev/null 2>&1
 check speedscope-report-no-format test $? = 2
 printf 'a;b 1 2\n' >"$OUT/diff.folded"

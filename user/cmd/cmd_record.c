@@ -2,7 +2,7 @@
 /*
  * flamestat record: configure the module, sample the whole system, some
  * processes or a command until a duration, the command's exit or Ctrl-C,
- * then write folded stacks, an SVG, a report or the raw snapshot.
+ * then write folded stacks, an SVG, a report, pprof or the raw snapshot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,10 +87,14 @@ static void usage(FILE *out)
 "Output:\n"
 "  -o, --output FILE      write FILE (default: standard output); the format\n"
 "                         follows the extension: .svg, .fstat (raw), .report,\n"
-"                         .speedscope.json (speedscope), anything else folded\n"
-"      --format F         folded, svg, report, raw or speedscope (JSON for\n"
-"                         speedscope.app: one profile per command), whatever\n"
-"                         the name\n"
+"                         .speedscope.json (speedscope), .pb.gz or .pprof\n"
+"                         (pprof), anything else folded\n"
+"      --format F         folded, svg, report, raw, speedscope (JSON for\n"
+"                         speedscope.app: one profile per command) or\n"
+"                         pprof (gzip'd profile.proto for go tool pprof,\n"
+"                         Pyroscope or Parca: samples and CPU time,\n"
+"                         addresses, mappings, comm/pid/cpu labels),\n"
+"                         whatever the name\n"
 "      --raw FILE         also save the raw recording, for 'flamestat report\n"
 "                         FILE' or 'flamestat fold FILE' later on this machine\n"
 "      --header           folded: a '# flamestat:' line with the totals\n"
@@ -109,6 +113,7 @@ static void usage(FILE *out)
 "  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
 "  flamestat record -d 10 -o system.speedscope.json\n"
+"  flamestat record -d 30 -o run.pb.gz && go tool pprof -http=: run.pb.gz\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
@@ -349,7 +354,7 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (out_format_parse(optarg, &e->out.format)) {
-				fs_err("--format '%s': expected folded, svg, report, raw or speedscope",
+				fs_err("--format '%s': expected folded, svg, report, raw, speedscope or pprof",
 				       optarg);
 				ret = EXIT_USAGE;
 			}
@@ -414,6 +419,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	}
 	if (e->per_cpu)
 		e->out.report.skip_roots++;
+	if (out_check_terminal(&e->out))
+		goto usage;
 	/* (a CPU that cannot be sampled is no matter for --help) */
 	if (e->cpus && parse_cpus(e))
 		return EXIT_USAGE;
@@ -869,6 +876,12 @@ static int write_outputs(struct record_env *e, struct record_outputs *o,
 				  "standard output");
 			out_ok = false;
 		}
+	} else if (f == OUT_PPROF) {
+		/* From the snapshot itself; the summary from its header. */
+		fold_meta(s, m);
+		*folded = true;
+		if (out_write_pprof_snapshot(s, true, &e->src, &e->out))
+			out_ok = false;
 	} else {
 		p = profile_new();
 		if (src_fold_snapshot(s, true, &e->src, p) ||

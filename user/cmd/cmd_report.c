@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flamestat report and flamestat fold: the top functions, or folded stacks,
- * from the live module, a raw .fstat recording or a folded file.
+ * flamestat report and flamestat fold: the top functions, or folded stacks
+ * (or pprof), from the live module, a raw .fstat recording or a folded file.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -29,11 +29,16 @@ static void usage(FILE *out, bool fold)
 "CPU time; --count samples counts samples.\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE      write FILE instead of standard output\n"
-"      --format F         folded (default) or speedscope: JSON for\n"
-"                         speedscope.app, one profile per command (per\n"
-"                         process with --comm-pid); the default for a FILE\n"
-"                         named *.speedscope.json\n"
+"  -o, --output FILE      write FILE instead of standard output; FILE.pb.gz\n"
+"                         or FILE.pprof: in pprof's format, and\n"
+"                         FILE.speedscope.json in speedscope's\n"
+"      --format F         folded (default), speedscope (JSON for\n"
+"                         speedscope.app, one profile per command, per\n"
+"                         process with --comm-pid) or pprof (gzip'd\n"
+"                         profile.proto for go tool pprof, Pyroscope or\n"
+"                         Parca, with addresses, mappings and comm/pid/cpu\n"
+"                         labels; both samples and CPU time, --count picks\n"
+"                         the one shown first)\n"
 "      --header           a '# flamestat:' line with the totals first (both\n"
 "                         samples and periods, and which COUNT is)\n"
 "%s"
@@ -43,6 +48,7 @@ static void usage(FILE *out, bool fold)
 "Examples:\n"
 "  flamestat fold run.fstat > run.folded\n"
 "  flamestat fold --comm-pid --delimiter run.fstat | flamegraph.pl > run.svg\n"
+"  flamestat fold -o run.pb.gz run.fstat && go tool pprof -top run.pb.gz\n"
 "  sudo flamestat fold > now.folded\n"
 "  flamestat fold run.fstat -o run.speedscope.json\n"
 "\n"
@@ -82,6 +88,21 @@ static void usage(FILE *out, bool fold)
 
 enum { OPT_HEADER = 0x380, OPT_COUNT, OPT_FORMAT };
 
+/* fold: the snapshot goes to pprof as it is, not folded first. */
+struct pprof_ctx {
+	const struct src_opts *src;
+	const struct out_opts *out;
+	bool samples;		/* the snapshot had a stack */
+};
+
+static int write_pprof(const struct snapshot *s, bool live, void *ctx)
+{
+	struct pprof_ctx *c = ctx;
+
+	c->samples = s->nr_stacks > 0;
+	return out_write_pprof_snapshot(s, live, c->src, c->out);
+}
+
 static int run(int argc, char **argv, bool fold)
 {
 	static const struct option own[] = {
@@ -97,8 +118,10 @@ static int run(int argc, char **argv, bool fold)
 						report_getopt_options);
 	struct out_opts out;
 	struct src_opts src;
+	struct pprof_ctx pc = { &src, &out, false };
 	struct profile *p;
 	const char *path = NULL;
+	bool took_snapshot;
 	int c, r, ret = EXIT_OK;
 
 	out_opts_init(&out);
@@ -125,8 +148,9 @@ static int run(int argc, char **argv, bool fold)
 			}
 			if (out_format_parse(optarg, &out.format) ||
 			    (out.format != OUT_FOLDED &&
-			     out.format != OUT_SPEEDSCOPE)) {
-				fs_err("--format '%s': expected folded or speedscope",
+			     out.format != OUT_SPEEDSCOPE &&
+			     out.format != OUT_PPROF)) {
+				fs_err("--format '%s': expected folded, speedscope or pprof",
 				       optarg);
 				goto bad;
 			}
@@ -155,14 +179,24 @@ static int run(int argc, char **argv, bool fold)
 		path = argv[optind];
 	if (src.fold.per_cpu)
 		out.report.skip_roots++;
-	/* fold: folded, whatever the name, but for *.speedscope.json. */
-	if (out.format == OUT_AUTO)
-		out.format = out_format_resolve(&out) == OUT_SPEEDSCOPE ?
-			     OUT_SPEEDSCOPE : OUT_FOLDED;
+	/* fold: folded, whatever the name, but for speedscope's and pprof's. */
+	if (fold && out.format == OUT_AUTO) {
+		out.format = out_format_resolve(&out);
+		if (out.format != OUT_SPEEDSCOPE && out.format != OUT_PPROF)
+			out.format = OUT_FOLDED;
+	}
+	if (out_check_terminal(&out))
+		return EXIT_FAIL;
 
 	p = profile_new();
-	ret = src_load(path, &src, p);
-	if (!ret && out_write(p, &out))
+	if (out.format == OUT_PPROF)
+		ret = src_load_with(path, &src, p, write_pprof, &pc,
+				    &took_snapshot);
+	else
+		ret = src_load_with(path, &src, p, NULL, NULL, &took_snapshot);
+	/* A snapshot was written by write_pprof(); folded text is here. */
+	if (!ret && !(out.format == OUT_PPROF && took_snapshot) &&
+	    out_write(p, &out))
 		ret = EXIT_FAIL;
 	/*
 	 * An input without a sample (empty, or no line of it a stack) is a
@@ -170,7 +204,9 @@ static int run(int argc, char **argv, bool fold)
 	 * (empty) output is written, the status is 1. The live module with
 	 * nothing recorded yet is no failure.
 	 */
-	if (!ret && path && !profile_total2(p)) {
+	if (!ret && path &&
+	    (out.format == OUT_PPROF && took_snapshot ? !pc.samples :
+	     !profile_total2(p))) {
 		fs_err("%s: no samples in it (is it folded, 'frame;frame;... COUNT' per line, or a raw .fstat recording?)",
 		       strcmp(path, "-") ? path : "standard input");
 		ret = EXIT_FAIL;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Writing a profile as folded stacks, SVG, a report or speedscope JSON. */
+/* Writing a profile as folded stacks, SVG, a report, speedscope JSON or pprof. */
 #include <errno.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "cmd/svg_cli.h"
 #include "lib/util.h"
 #include "render/speedscope.h"
+#include "pprof/pprof.h"
 
 enum {
 	OPT_LIMIT = 0x280, OPT_SORT, OPT_NO_CHILDREN, OPT_MIN, OPT_ROOTS,
@@ -66,6 +67,7 @@ int out_format_parse(const char *name, enum out_format *f)
 		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
 		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
 		{ "speedscope", OUT_SPEEDSCOPE },
+		{ "pprof", OUT_PPROF },
 	};
 	size_t i;
 
@@ -93,6 +95,8 @@ enum out_format out_format_resolve(const struct out_opts *o)
 			return OUT_REPORT;
 		if (path_has_suffix(p, ".speedscope.json"))
 			return OUT_SPEEDSCOPE;
+		if (path_has_suffix(p, ".pb.gz") || path_has_suffix(p, ".pprof"))
+			return OUT_PPROF;
 	}
 	return OUT_FOLDED;
 }
@@ -201,6 +205,12 @@ int out_write(struct profile *p, const struct out_opts *o)
 	case OUT_SPEEDSCOPE:
 		r = speedscope_write(p, speedscope_name(p, o), out.f);
 		break;
+	case OUT_PPROF: {
+		struct pprof_opts po = { .count_samples = o->count_samples };
+
+		r = pprof_write_profile(p, &po, out.f);
+		break;
+	}
 	default:
 		if (!o->header && !o->quiet)
 			note_periods(p);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Writing a profile as folded stacks, an SVG flame graph, a report or a
- * speedscope file, to a file (replaced atomically) or standard output; the
- * format follows the file name unless given. Shared by record, report and
- * fold.
+ * Writing a profile as folded stacks, an SVG flame graph, a report, a
+ * speedscope file or pprof, to a file (replaced atomically) or standard
+ * output; the format follows the file name unless given. Shared by
+ * record, report and fold.
  */
 #ifndef FLAMESTAT_OUTPUT_H
 #define FLAMESTAT_OUTPUT_H
@@ -13,6 +13,7 @@
 
 #include "profile/profile.h"
 #include "profile/report.h"
+#include "profile/snapshot.h"
 #include "render/svg.h"
 
 struct svg_output;
@@ -24,6 +25,7 @@ enum out_format {
 	OUT_REPORT,
 	OUT_RAW,	/* the binary snapshot (.fstat); record only */
 	OUT_SPEEDSCOPE,	/* speedscope's JSON (.speedscope.json) */
+	OUT_PPROF,	/* gzip'd profile.proto (.pb.gz, .pprof) */
 };
 
 struct out_opts {
@@ -44,8 +46,8 @@ struct out_opts {
 
 void out_opts_init(struct out_opts *o);
 /*
- * "folded", "svg", "report", "raw", "speedscope"; -1 when unknown (nothing
- * printed).
+ * "folded", "svg", "report", "raw", "speedscope", "pprof"; -1 when
+ * unknown (nothing printed).
  */
 int out_format_parse(const char *name, enum out_format *f);
 /* --count periods|samples into o; -1 after reporting a bad value. */
@@ -67,5 +69,21 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg);
  * stderr saying so, unless quiet. Returns 0, or -1 after reporting.
  */
 int out_write(struct profile *p, const struct out_opts *o);
+
+/*
+ * pprof from a snapshot itself rather than from its folded stacks, so
+ * that it keeps addresses, mappings, pids and CPUs (pprof/pprof.h): @s
+ * symbolized as @src says; @live: taken from the module just now. In
+ * output_pprof.c. Returns 0, or -1 after reporting.
+ */
+struct src_opts;
+int out_write_pprof_snapshot(const struct snapshot *s, bool live,
+			     const struct src_opts *src,
+			     const struct out_opts *o);
+/*
+ * -1 after saying so when @o would write pprof's binary to a terminal:
+ * checked before recording, so that no recording is lost to it.
+ */
+int out_check_terminal(const struct out_opts *o);
 
 #endif

@@ -174,7 +174,17 @@ int src_fold_snapshot(const struct snapshot *s, bool live,
 	return ret;
 }
 
-static int load_live(const struct src_opts *o, struct profile *p)
+/* The snapshot to @fn, or folded into @p when there is no @fn. */
+static int take(const struct snapshot *s, bool live, const struct src_opts *o,
+		struct profile *p, src_snapshot_fn fn, void *ctx)
+{
+	if (fn)
+		return fn(s, live, ctx) ? EXIT_FAIL : EXIT_OK;
+	return src_fold_snapshot(s, live, o, p) ? EXIT_FAIL : EXIT_OK;
+}
+
+static int load_live(const struct src_opts *o, struct profile *p,
+		     src_snapshot_fn fn, void *ctx)
 {
 	struct fs_dev dev;
 	struct snapshot s;
@@ -196,25 +206,29 @@ static int load_live(const struct src_opts *o, struct profile *p)
 		fs_err("the module sent a bad snapshot: %s", err);
 		return EXIT_FAIL;
 	}
-	ret = src_fold_snapshot(&s, true, o, p) ? EXIT_FAIL : EXIT_OK;
+	ret = take(&s, true, o, p, fn, ctx);
 	snapshot_free(&s);
 	return ret;
 }
 
-int src_load(const char *path, const struct src_opts *o, struct profile *p)
+int src_load_with(const char *path, const struct src_opts *o,
+		  struct profile *p, src_snapshot_fn fn, void *ctx,
+		  bool *took_snapshot)
 {
 	struct snapshot s;
 	int ret;
 
+	*took_snapshot = true;
 	if (!path)
-		return load_live(o, p);
+		return load_live(o, p, fn, ctx);
 	if (strcmp(path, "-") && snapshot_file_is_raw(path)) {
 		if (snapshot_load(&s, path))
 			return EXIT_FAIL;
-		ret = src_fold_snapshot(&s, false, o, p) ? EXIT_FAIL : EXIT_OK;
+		ret = take(&s, false, o, p, fn, ctx);
 		snapshot_free(&s);
 		return ret;
 	}
+	*took_snapshot = false;
 	/* Named as a recording but not one: not read as folded text. */
 	if (path_has_suffix(path, ".fstat")) {
 		struct stat st;
@@ -229,4 +243,11 @@ int src_load(const char *path, const struct src_opts *o, struct profile *p)
 		return EXIT_FAIL;
 	}
 	return svg_read_path(p, path) ? EXIT_FAIL : EXIT_OK;
+}
+
+int src_load(const char *path, const struct src_opts *o, struct profile *p)
+{
+	bool took;
+
+	return src_load_with(path, o, p, NULL, NULL, &took);
 }

@@ -44,6 +44,17 @@ int src_fold_snapshot(const struct snapshot *s, bool live,
  */
 int src_load(const char *path, const struct src_opts *o, struct profile *p);
 
+/*
+ * The same, but a snapshot (live or raw) goes to @fn, which returns 0 or
+ * -1 after reporting, instead of being folded into @p; folded text still
+ * fills @p. *@took_snapshot says which it was.
+ */
+typedef int (*src_snapshot_fn)(const struct snapshot *s, bool live,
+			       void *ctx);
+int src_load_with(const char *path, const struct src_opts *o,
+		  struct profile *p, src_snapshot_fn fn, void *ctx,
+		  bool *took_snapshot);
+
 /* Concatenate getopt_long tables (each ends with a zero entry). Free it. */
 struct option *getopt_concat(const struct option *a, const struct option *b,
 			     const struct option *c);

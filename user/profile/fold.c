@@ -292,6 +292,40 @@ static const char *kernel_frame(const struct snapshot *s,
 	return symbolize_kernel(sym, v, is_ret);
 }
 
+/* The handles of fold_user_frame(): fold_snapshot()'s own cache. */
+struct fold_files {
+	struct file_cache *fc;
+	const char *one;	/* fold_user_frames()'s lone frame */
+};
+
+struct fold_files *fold_files_new(const struct snapshot *s)
+{
+	struct fold_files *f = xcalloc(1, sizeof(*f));
+
+	f->fc = xcalloc(s->nr_files ? s->nr_files : 1, sizeof(*f->fc));
+	return f;
+}
+
+void fold_files_free(struct fold_files *f)
+{
+	if (f)
+		free(f->fc);
+	free(f);
+}
+
+size_t fold_user_frames(const struct snapshot *s, struct symbolizer *sym,
+			struct fold_files *f, const struct snap_proc *proc,
+			uint64_t addr, bool is_ret, const char *const **out)
+{
+	return user_frames(s, sym, f->fc, proc, addr, is_ret, &f->one, out);
+}
+
+const char *fold_kernel_frame(const struct snapshot *s, struct symbolizer *sym,
+			      uint64_t v, bool is_ret)
+{
+	return kernel_frame(s, sym, v, is_ret);
+}
+
 int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		  const struct fold_opts *o, struct profile *p)
 {

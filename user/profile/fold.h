@@ -33,4 +33,23 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
  */
 void fold_meta(const struct snapshot *s, struct profile_meta *m);
 
+/*
+ * Frame by frame, for writers that keep more than the folded strings
+ * (pprof): a frame's string exactly as fold_snapshot() names it. The
+ * symbol tables of @s's files are looked up once per fold_files.
+ */
+struct fold_files;
+struct fold_files *fold_files_new(const struct snapshot *s);
+void fold_files_free(struct fold_files *f);
+/*
+ * User address @addr of @proc (NULL: none recorded); @is_ret: not a leaf.
+ * Returns how many frames it is, root first in *@out (more than one with
+ * inline frames: the functions inlined there), valid until the next call.
+ */
+size_t fold_user_frames(const struct snapshot *s, struct symbolizer *sym,
+			struct fold_files *f, const struct snap_proc *proc,
+			uint64_t addr, bool is_ret, const char *const **out);
+const char *fold_kernel_frame(const struct snapshot *s, struct symbolizer *sym,
+			      uint64_t v, bool is_ret);
+
 #endif
