@@ -56,24 +56,44 @@ int out_count_parse(const char *arg, struct out_opts *o)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	enum out_format f;
+} out_formats[] = {
+	{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
+	{ "report", OUT_REPORT }, { "raw", OUT_RAW },
+};
+
 int out_format_parse(const char *name, enum out_format *f)
 {
-	static const struct {
-		const char *name;
-		enum out_format f;
-	} t[] = {
-		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
-		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (!strcmp(name, t[i].name)) {
-			*f = t[i].f;
+	for (i = 0; i < sizeof(out_formats) / sizeof(out_formats[0]); i++) {
+		if (!strcmp(name, out_formats[i].name)) {
+			*f = out_formats[i].f;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+const char *out_format_ext(enum out_format f)
+{
+	size_t i;
+
+	/* Where the name is not the extension. */
+	switch (f) {
+	case OUT_RAW:
+		return "fstat";
+	case OUT_AUTO:
+		return "folded";
+	default:
+		break;
+	}
+	for (i = 0; i < sizeof(out_formats) / sizeof(out_formats[0]); i++)
+		if (out_formats[i].f == f)
+			return out_formats[i].name;
+	return "out";
 }
 
 enum out_format out_format_resolve(const struct out_opts *o)
@@ -167,8 +187,12 @@ int out_write(struct profile *p, const struct out_opts *o)
 		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
 		return -1;
 	}
-	if (svg_output_open(&out, o->path))
+	if (o->stream) {
+		memset(&out, 0, sizeof(out));
+		out.f = o->stream;
+	} else if (svg_output_open(&out, o->path)) {
 		return -1;
+	}
 	switch (f) {
 	case OUT_SVG:
 		r = svg_render(p, &o->svg, out.f);
@@ -189,5 +213,12 @@ int out_write(struct profile *p, const struct out_opts *o)
 	if (r < 0 && errno)
 		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
 			  o->path : "standard output");
+	if (o->stream) {
+		if (!r && fflush(o->stream)) {
+			fs_perror("cannot write %s", o->path);
+			r = -1;
+		}
+		return r ? -1 : 0;
+	}
 	return svg_output_close(&out, r == 0) || r ? -1 : 0;
 }

@@ -436,12 +436,30 @@ static void fill_host(struct flamestat_rec_host *h)
 				 (uint64_t)ts.tv_nsec;
 }
 
-int snapshot_save(const struct snapshot *s, const char *path)
+int snapshot_write(const struct snapshot *s, FILE *f)
 {
 	struct flamestat_snap_header hdr = s->hdr;
 	struct flamestat_rec_host host;
 	const uint8_t *raw = s->raw;
 	bool add = !s->has_host;
+
+	if (add) {
+		fill_host(&host);
+		hdr.total_size += sizeof(host);
+		hdr.nr_records++;
+	}
+	if (fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
+	    fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
+	    s->raw_size - sizeof(hdr) &&
+	    (!add || fwrite(&host, sizeof(host), 1, f) == 1) && !fflush(f))
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
+}
+
+int snapshot_save(const struct snapshot *s, const char *path)
+{
 	FILE *f = fopen(path, "wb");
 	bool ok;
 
@@ -449,15 +467,7 @@ int snapshot_save(const struct snapshot *s, const char *path)
 		fs_perror("cannot create %s", path);
 		return -1;
 	}
-	if (add) {
-		fill_host(&host);
-		hdr.total_size += sizeof(host);
-		hdr.nr_records++;
-	}
-	ok = fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
-	     fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
-	     s->raw_size - sizeof(hdr) &&
-	     (!add || fwrite(&host, sizeof(host), 1, f) == 1);
+	ok = !snapshot_write(s, f);
 	if (fclose(f) || !ok) {
 		fs_perror("cannot write %s", path);
 		return -1;

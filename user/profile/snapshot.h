@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "uapi/flamestat.h"
 
@@ -90,6 +91,8 @@ int snapshot_load(struct snapshot *s, const char *path);
  * HOST record (this machine's boot_id, release, hostname) if there is none.
  */
 int snapshot_save(const struct snapshot *s, const char *path);
+/* The same bytes to @f, flushed; 0, or -1 with errno set (nothing printed). */
+int snapshot_write(const struct snapshot *s, FILE *f);
 void snapshot_free(struct snapshot *s);
 
 /* Was @s taken on this machine during the running boot? */
