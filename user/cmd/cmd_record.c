@@ -18,6 +18,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/output.h"
+#include "cmd/record_interval.h"
 #include "cmd/source.h"
 #include "device/device.h"
 #include "lib/cpulist.h"
@@ -41,6 +42,7 @@ struct record_env {
 	bool force;		/* take the profiler over from another session */
 	struct out_opts out;
 	struct src_opts src;
+	struct rec_interval interval;	/* --interval, --max-files */
 	char **command;		/* NULL or argv of the command */
 };
 
@@ -52,6 +54,7 @@ static void record_env_init(struct record_env *e)
 	e->user_depth = FLAMESTAT_DEFAULT_DEPTH;
 	out_opts_init(&e->out);
 	src_opts_init(&e->src);
+	interval_init(&e->interval);
 }
 
 static void usage(FILE *out)
@@ -94,7 +97,7 @@ static void usage(FILE *out)
 "      --force            if another session holds the profiler, take it\n"
 "                         over (root only; that session's samples are lost)\n"
 "  -h, --help             this text\n"
-"\n%s\n%s\n%s"
+"\n%s\n%s\n%s\n%s"
 "\n"
 "Examples:\n"
 "  flamestat record -d 10 -o system.svg\n"
@@ -103,6 +106,7 @@ static void usage(FILE *out)
 "  flamestat record -K --idle -d 5 > kernel.folded\n"
 "  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
+"  flamestat record --interval 60 --max-files 1440 -o /var/tmp/profiles\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
@@ -111,8 +115,8 @@ static void usage(FILE *out)
 		FLAMESTAT_MAX_PIDS, FLAMESTAT_MAX_FREQ, FLAMESTAT_DEFAULT_FREQ,
 		FLAMESTAT_MAX_KERNEL_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
 		FLAMESTAT_MAX_USER_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
-		out_count_help, src_options_help, report_options_help,
-		svg_options_help);
+		out_count_help, interval_options_help, src_options_help,
+		report_options_help, svg_options_help);
 }
 
 enum {
@@ -251,7 +255,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	struct option *longopts = getopt_concat(own_options,
 						src_getopt_options,
 						report_getopt_options);
-	struct option *all = getopt_concat(longopts, svg_getopt_options, NULL);
+	struct option *all = getopt_concat(longopts, svg_getopt_options,
+					   interval_getopt_options);
 	uint64_t v;
 	double d;
 	int c, r, ret = 0;
@@ -369,6 +374,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 							 optarg);
 			if (r > 0)
 				r = svg_handle_option(&e->out.svg, c, optarg);
+			if (r > 0)
+				r = interval_handle_option(&e->interval, c,
+							   optarg);
 			if (r)
 				ret = EXIT_USAGE;
 			break;
@@ -395,6 +403,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		fs_err("--cpu-root needs --per-cpu when recording");
 		goto usage;
 	}
+	if (interval_check_options(&e->interval, &e->out, e->raw_path))
+		goto usage;
 	if (e->per_cpu)
 		e->out.report.skip_roots++;
 	/* (a CPU that cannot be sampled is no matter for --help) */
@@ -695,6 +705,7 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	interval_begin(&e->interval, start);
 	for (;;) {
 		t = now_s();
 		if (got_signal)
@@ -705,6 +716,9 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 		    child_poll(ch))
 			break;
 		if (e->nr_pids && !pids_alive(e))
+			break;
+		/* --interval: the interval's file, between two looks. */
+		if (interval_tick(&e->interval, dev, t))
 			break;
 		if (tty && t >= next) {
 			if (!fs_dev_get_stats(dev, &st))
@@ -724,6 +738,7 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 			wait = next - t;
 		if (e->nr_pids && (wait < 0 || wait > 0.1))
 			wait = 0.1;
+		wait = interval_wait(&e->interval, t, wait);
 		if (wait < 0 && !e->duration && !tty && !e->nr_pids) {
 			ppoll(NULL, 0, NULL, &old);
 			continue;
@@ -830,22 +845,31 @@ int do_record(int argc, char **argv)
 	ret = parse_args(&e, argc, argv);
 	if (ret)
 		return ret;
-	ret = fs_dev_open(&dev, true);
+	/* --interval's directory, before anything is sampled. */
+	ret = interval_open(&e.interval, &e.out, &e.src, e.quiet);
 	if (ret)
 		return ret;
+	ret = fs_dev_open(&dev, true);
+	if (ret) {
+		interval_close(&e.interval);
+		return ret;
+	}
 	if (e.cpus && check_cpus_module(&e, dev.version.nr_cpu_ids)) {
 		fs_dev_close(&dev);
+		interval_close(&e.interval);
 		return EXIT_USAGE;
 	}
 	ret = take_control(&e, &dev);
 	if (ret) {
 		fs_dev_close(&dev);
+		interval_close(&e.interval);
 		return ret;
 	}
 	/* Put the module back as we found it afterwards (stopped or not). */
 	if (fs_dev_get_config(&dev, &saved) || fs_dev_get_stats(&dev, &st)) {
 		fs_perror("cannot read the module's state");
 		fs_dev_close(&dev);
+		interval_close(&e.interval);
 		return EXIT_FAIL;
 	}
 	was_running = st.state & FLAMESTAT_STATE_RUNNING;
@@ -908,6 +932,21 @@ int do_record(int argc, char **argv)
 		ret = EXIT_BUSY;
 		goto out_child;
 	}
+	if (e.interval.secs) {
+		/* The last interval too; a signal is the normal end here. */
+		ret = interval_finish(&e.interval, &dev);
+		if (!e.quiet && ret == EXIT_OK) {
+			char *where = xasprintf("%lu file%s in %s",
+						e.interval.files,
+						e.interval.files == 1 ? "" : "s",
+						e.interval.dir);
+
+			summary(&e, &e.interval.total,
+				fs_module_cpu_max_percent(), NULL, where);
+			free(where);
+		}
+		goto out_child;
+	}
 	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
 		fs_dev_snapshot_perror("cannot read the samples");
 		ret = EXIT_FAIL;
@@ -954,5 +993,6 @@ out_restore:
 		fs_dev_cmd(&dev, FLAMESTAT_IOC_START);
 	fs_dev_cmd(&dev, FLAMESTAT_IOC_UNCLAIM);
 	fs_dev_close(&dev);
+	interval_close(&e.interval);
 	return ret;
 }
