@@ -207,7 +207,7 @@ static void stats_add(struct flamestat_stats *t, const struct flamestat_stats *s
 }
 
 /*
- * @name is one of ours: flamestat-YYYYMMDDTHHMMSSZ[-N].EXT, EXT this run's.
+ * @name is one of ours: flamestat-YYYYMMDDTHHMMSSZ[_N].EXT, EXT this run's.
  * *seq: N, 0 without.
  */
 static bool our_file(const char *name, const char *ext, unsigned long *seq)
@@ -225,7 +225,7 @@ static bool our_file(const char *name, const char *ext, unsigned long *seq)
 	}
 	p += 16;
 	*seq = 0;
-	if (*p == '-') {
+	if (*p == '_') {
 		char *end;
 
 		if (p[1] < '1' || p[1] > '9')
@@ -305,8 +305,9 @@ static void rotate(struct rec_interval *iv)
 
 /*
  * Moves @tmp to the interval's name, never over an existing file: a
- * second file of the same second (the clock set back) gets "-1", "-2", ...
- * after the time. The name given is left in @name.
+ * second file of the same second (the clock set back) gets "_1", "_2", ...
+ * after the time, which sort after the first. The name given is left in
+ * @name.
  */
 static int publish(struct rec_interval *iv, const char *tmp, char *name,
 		   size_t size)
@@ -321,7 +322,7 @@ static int publish(struct rec_interval *iv, const char *tmp, char *name,
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	for (seq = 0; seq < 1000; seq++) {
 		if (seq)
-			snprintf(name, size, STAMP_PREFIX "%s-%u.%s", stamp,
+			snprintf(name, size, STAMP_PREFIX "%s_%u.%s", stamp,
 				 seq, ext);
 		else
 			snprintf(name, size, STAMP_PREFIX "%s.%s", stamp, ext);
@@ -462,8 +463,15 @@ int interval_tick(struct rec_interval *iv, struct fs_dev *dev, double now)
 		return 0;
 	if (cut(iv, dev))
 		return -1;
-	/* From the cut: every interval is SECS long at least. */
-	iv->next = mono_now() + iv->secs;
+	/*
+	 * The next end on the grid of the start, but at least half an
+	 * interval away: a cut that came late makes this interval longer,
+	 * not the next one a sliver.
+	 */
+	now = mono_now();
+	do
+		iv->next += iv->secs;
+	while (iv->next < now + iv->secs / 2);
 	return 0;
 }
 
