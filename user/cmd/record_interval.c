@@ -155,14 +155,6 @@ int interval_open(struct rec_interval *iv, const struct out_opts *out,
 	return 0;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void interval_begin(struct rec_interval *iv, double now)
 {
 	if (!iv->secs)
@@ -291,7 +283,7 @@ static void rotate(struct rec_interval *iv)
 		v[n++].seq = seq;
 	}
 	closedir(d);
-	if (n > iv->max_files) {
+	if (v && n > iv->max_files) {
 		qsort(v, n, sizeof(*v), our_cmp);
 		for (i = 0; i < n - iv->max_files; i++)
 			if (unlinkat(iv->dirfd, v[i].name, 0) && errno != ENOENT)
@@ -464,11 +456,12 @@ int interval_tick(struct rec_interval *iv, struct fs_dev *dev, double now)
 	if (cut(iv, dev))
 		return -1;
 	/*
-	 * The next end on the grid of the start, but at least half an
-	 * interval away: a cut that came late makes this interval longer,
-	 * not the next one a sliver.
+	 * The next end on the grid of the start, at least half an interval
+	 * after this one's: a cut that came late (the loop woke late) makes
+	 * this interval longer, not the next one a sliver. The time it took
+	 * to write the file does not count: the next interval began with
+	 * the snapshot, at @now.
 	 */
-	now = mono_now();
 	do
 		iv->next += iv->secs;
 	while (iv->next < now + iv->secs / 2);
