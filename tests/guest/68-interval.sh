@@ -43,15 +43,17 @@ no_tmp() {
 D=$FS_TMP/run
 mkdir -p "$D"
 wl_bg chain 8
+t0=$(now_ms)
 $FS record --interval 1 -d 5 --count samples --header -o "$D" 2>"$FS_TMP/run.err"
 expect_eq "record --interval 1 -d 5: status 0" "$?" 0
+t1=$(now_ms)
 sed 's/^/#   /' "$FS_TMP/run.err"
 artifact "$FS_TMP/run.err"
 ours "$D" folded >"$FS_TMP/run.list"
 n=$(wc -l <"$FS_TMP/run.list")
 # Ends on the grid of the start (1, 2, 3, 4 s), then -d's end at 5 s: five
-# files, unless writing one took more than half an interval (then the
-# next interval is longer, and there is one file fewer).
+# files, unless the tool woke more than half an interval late for one
+# (then that interval is longer, and there is one file fewer).
 expect_ge "files written (5 expected)" "$n" 4
 expect_le "files written (5 expected)" "$n" 5
 expect_eq "a 'wrote' line per file" "$(wrote "$FS_TMP/run.err" | wc -l)" "$n"
@@ -83,6 +85,10 @@ expect_eq "sum of the files' counts = the summary's total" \
 # the few ns between one interval's end and the next's start are not in
 # any running time (at most one period per CPU). A lost interval or a
 # double count is hundreds of periods away.
+# The intervals' running times add up to the run's: at least -d, at most
+# the tool's whole life (each interval's time counted once).
+expect_ge "running time of all intervals >= -d 5 (ms)" $((ns / 1000000)) 4990
+expect_le "running time of all intervals <= the tool's run (ms)" $((ns / 1000000)) $((t1 - t0))
 periods=$(sumcol "$FS_TMP/run.err" 8)
 cpus=$(sed -n 's/^# flamestat:.* cpus=\([0-9]*\).*/\1/p' "$D/$(head -n 1 "$FS_TMP/run.list")")
 want=$(awk -v d="$ns" -v n="$cpus" 'BEGIN {
@@ -165,7 +171,8 @@ while read -r f; do
 		not_ok "fold $f"
 	all=$((all + $(fs_sum "$FS_TMP/cmd-$f.folded" '^chain;')))
 done <"$FS_TMP/cmd.list"
-expect_ge "-- chain 3: chain in the raw files" "$all" 1000
+# (about 3,000 on an idle host; 928 seen with the host oversubscribed)
+expect_ge "-- chain 3: chain in the raw files" "$all" 300
 P=$FS_TMP/pid
 mkdir -p "$P"
 wl_bg chain 3
