@@ -45,7 +45,14 @@ _flamestat()
 	done
 
 	case $prev in
-	-o|--output|--raw|--kallsyms|--nameattr) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|--output|--raw|--kallsyms|--nameattr)
+		# record --interval writes into a directory
+		if [[ $cmd == record && " ${COMP_WORDS[*]} " == *" --interval "* ]]; then
+			COMPREPLY=($(compgen -d -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return ;;
 	--debug-dir|--sysroot|--perfmap-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--format)
 		if [ "$cmd" = fold ]; then
@@ -58,14 +65,15 @@ _flamestat()
 	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
-	-F|--freq|-d|--duration|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor|--stroke-color) return ;;
+	-F|--freq|-d|--duration|--interval|--max-files|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor|--stroke-color) return ;;
 	esac
 
 	local opts
 	case $cmd in
 	record) opts="-a --all-cpus -p --pid -d --duration -F --freq -K --kernel-only
 		-U --user-only --idle -C --cpus --per-cpu --kernel-depth --user-depth
-		-o --output --format --raw --header --force -q --quiet -h --help --
+		-o --output --format --raw --header --force -q --quiet -h --help
+		--interval --max-files --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;
 	report) opts="-o --output -h --help $_flamestat_report_opts $_flamestat_stack_opts" ;;
 	fold) opts="-o --output --format --header --count -h --help $_flamestat_stack_opts" ;;

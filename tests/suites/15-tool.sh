@@ -644,6 +644,37 @@ status fold-header-in-report 2 "$FS" report --header "$T/snap.fstat"
 status fold-count 2 "$FS" fold --count bogus "$T/snap.fstat"
 status record-count 2 "$FS" record --count time
 status status-argument 2 "$FS" status extra
+
+# record --interval: its options, and its directory checked before the
+# module is asked (no module here: a status other than 1 or 2 would be
+# the device's); the files themselves are the guest's (68-interval).
+status record-interval-no-dir 2 "$FS" record --interval 5
+check tool-record-interval-no-dir-message grep -qxF "flamestat record: --interval writes one file per interval into a directory: name it with -o DIR" "$T/st.err"
+status record-interval-stdout 2 "$FS" record --interval 5 -o -
+status record-interval-0 2 "$FS" record --interval 0 -o "$T"
+check tool-record-interval-bounds-message grep -qxF "flamestat record: --interval '0': expected a number of seconds from 1 to 86400" "$T/st.err"
+status record-interval-short 2 "$FS" record --interval 0.5 -o "$T"
+status record-interval-long 2 "$FS" record --interval 86401 -o "$T"
+status record-interval-junk 2 "$FS" record --interval 1x -o "$T"
+status record-interval-nan 2 "$FS" record --interval nan -o "$T"
+status record-max-files-alone 2 "$FS" record --max-files 3 -o "$T/x.folded"
+check tool-record-max-files-alone-message grep -qxF "flamestat record: --max-files goes with --interval" "$T/st.err"
+status record-max-files-junk 2 "$FS" record --interval 5 --max-files -1 -o "$T"
+status record-max-files-high 2 "$FS" record --interval 5 --max-files 1000001 -o "$T"
+status record-interval-raw 2 "$FS" record --interval 5 --raw "$T/r.fstat" -o "$T"
+status record-interval-missing-dir 2 "$FS" record --interval 5 -d 1 -o "$T/no-such-dir"
+check tool-record-interval-missing-dir-message grep -qxF "flamestat record: -o '$T/no-such-dir': no such directory: --interval writes its files into an existing directory" "$T/st.err"
+check tool-record-interval-missing-dir-not-made test ! -e "$T/no-such-dir"
+status record-interval-not-dir 2 "$FS" record --interval 5 -d 1 -o "$T/snap.fstat"
+check tool-record-interval-not-dir-message grep -qF "'$T/snap.fstat': not a directory" "$T/st.err"
+# /sys takes no new file, not even root's (EACCES).
+status record-interval-unwritable 1 "$FS" record --interval 5 -d 1 -o /sys
+check tool-record-interval-unwritable-message grep -qxF "flamestat record: -o '/sys': cannot create files in the directory: Permission denied" "$T/st.err"
+if compgen -G "$T/.flamestat-*.tmp" >/dev/null; then
+	fail tool-record-interval-no-tmp "$(ls -a "$T" | grep '\.tmp$' | head -3 | tr '\n' ' ')"
+else
+	pass tool-record-interval-no-tmp
+fi
 status report-ok 0 "$FS" report "${env_opts[@]}" "$T/snap.fstat"
 
 # record --cpus/-C: checked against /sys before the module is asked (no
@@ -811,7 +842,7 @@ rm -f "$A/big.folded" "$A/big.svg"
 
 # record opens its outputs before it loads the module or samples: a path
 # that cannot be written fails at once, naming it (status 1), not after
-# the recording. Signals while writing: tests/guest/68-record-abort.sh.
+# the recording. Signals while writing: tests/guest/69-record-abort.sh.
 R=$T/recout
 rm -rf "$R" && mkdir -p "$R"
 status record-output-dir-missing 1 "$FS" record -o /nonexistent/dir/x.svg -d 1

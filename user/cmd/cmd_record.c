@@ -18,6 +18,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/output.h"
+#include "cmd/record_interval.h"
 #include "cmd/source.h"
 #include "device/device.h"
 #include "cmd/svg_cli.h"
@@ -43,6 +44,7 @@ struct record_env {
 	bool force;		/* take the profiler over from another session */
 	struct out_opts out;
 	struct src_opts src;
+	struct rec_interval interval;	/* --interval, --max-files */
 	char **command;		/* NULL or argv of the command */
 };
 
@@ -54,6 +56,7 @@ static void record_env_init(struct record_env *e)
 	e->user_depth = FLAMESTAT_DEFAULT_DEPTH;
 	out_opts_init(&e->out);
 	src_opts_init(&e->src);
+	interval_init(&e->interval);
 }
 
 static void usage(FILE *out)
@@ -103,7 +106,7 @@ static void usage(FILE *out)
 "      --force            if another session holds the profiler, take it\n"
 "                         over (root only; that session's samples are lost)\n"
 "  -h, --help             this text\n"
-"\n%s\n%s\n%s"
+"\n%s\n%s\n%s\n%s"
 "\n"
 "Examples:\n"
 "  flamestat record -d 10 -o system.svg\n"
@@ -114,6 +117,7 @@ static void usage(FILE *out)
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
 "  flamestat record -d 10 -o system.speedscope.json\n"
 "  flamestat record -d 30 -o run.pb.gz && go tool pprof -http=: run.pb.gz\n"
+"  flamestat record --interval 60 --max-files 1440 -o /var/tmp/profiles\n"
 "\n"
 "Exit status: 0 written, 1 failure, 2 bad option, 3 not root, 4 module\n"
 "missing or refused, 5 ABI mismatch, 6 profiler busy, 7 command failed to\n"
@@ -124,8 +128,8 @@ static void usage(FILE *out)
 		FLAMESTAT_MAX_PIDS, FLAMESTAT_MAX_FREQ, FLAMESTAT_DEFAULT_FREQ,
 		FLAMESTAT_MAX_KERNEL_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
 		FLAMESTAT_MAX_USER_DEPTH, FLAMESTAT_DEFAULT_DEPTH,
-		out_count_help, src_options_help, report_options_help,
-		svg_options_help);
+		out_count_help, interval_options_help, src_options_help,
+		report_options_help, svg_options_help);
 }
 
 enum {
@@ -272,7 +276,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	struct option *longopts = getopt_concat(own_options,
 						src_getopt_options,
 						report_getopt_options);
-	struct option *all = getopt_concat(longopts, svg_getopt_options, NULL);
+	struct option *all = getopt_concat(longopts, svg_getopt_options,
+					   interval_getopt_options);
 	uint64_t v;
 	double d;
 	int c, r, ret = 0;
@@ -390,6 +395,9 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 							 optarg);
 			if (r > 0)
 				r = svg_handle_option(&e->out.svg, c, optarg);
+			if (r > 0)
+				r = interval_handle_option(&e->interval, c,
+							   optarg);
 			if (r)
 				ret = EXIT_USAGE;
 			break;
@@ -417,6 +425,8 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		fs_err("--cpu-root needs --per-cpu when recording");
 		goto usage;
 	}
+	if (interval_check_options(&e->interval, &e->out, e->raw_path))
+		goto usage;
 	if (e->per_cpu)
 		e->out.report.skip_roots++;
 	if (out_check_terminal(&e->out))
@@ -761,6 +771,7 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	interval_begin(&e->interval, start);
 	for (;;) {
 		t = now_s();
 		if (got_signal)
@@ -771,6 +782,9 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 		    child_poll(ch))
 			break;
 		if (e->nr_pids && !pids_alive(e))
+			break;
+		/* --interval: the interval's file, between two looks. */
+		if (interval_tick(&e->interval, dev, t))
 			break;
 		if (tty && t >= next) {
 			if (!fs_dev_get_stats(dev, &st))
@@ -790,6 +804,7 @@ static int sample_loop(struct record_env *e, struct fs_dev *dev,
 			wait = next - t;
 		if (e->nr_pids && (wait < 0 || wait > 0.1))
 			wait = 0.1;
+		wait = interval_wait(&e->interval, t, wait);
 		if (wait < 0 && !e->duration && !tty && !e->nr_pids) {
 			ppoll(NULL, 0, NULL, &old);
 			continue;
@@ -969,7 +984,13 @@ int do_record(int argc, char **argv)
 	ret = parse_args(&e, argc, argv);
 	if (ret)
 		return ret;
-	ret = open_outputs(&e, &outs);
+	/* The outputs (--interval: its directory), before anything is sampled. */
+	if (e.interval.secs) {
+		memset(&outs, 0, sizeof(outs));
+		ret = interval_open(&e.interval, &e.out, &e.src, e.quiet);
+	} else {
+		ret = open_outputs(&e, &outs);
+	}
 	if (ret)
 		return ret;
 	ret = fs_dev_open(&dev, true);
@@ -1053,6 +1074,21 @@ int do_record(int argc, char **argv)
 		ret = EXIT_BUSY;
 		goto out_child;
 	}
+	if (e.interval.secs) {
+		/* The last interval too; a signal is the normal end here. */
+		ret = interval_finish(&e.interval, &dev);
+		if (!e.quiet && ret == EXIT_OK) {
+			char *where = xasprintf("%lu file%s in %s",
+						e.interval.files,
+						e.interval.files == 1 ? "" : "s",
+						e.interval.dir);
+
+			summary(&e, &e.interval.total,
+				fs_module_cpu_max_percent(), NULL, where);
+			free(where);
+		}
+		goto out_child;
+	}
 	if (fs_dev_snapshot(&dev, 0, &buf, &size)) {
 		fs_dev_snapshot_perror("cannot read the samples");
 		ret = EXIT_FAIL;
@@ -1098,5 +1134,6 @@ out_restore:
 out_files:
 	/* Not written (a failure before the end): removed. */
 	close_outputs(&outs, false, false);
+	interval_close(&e.interval);
 	return ret;
 }

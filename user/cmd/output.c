@@ -58,26 +58,49 @@ int out_count_parse(const char *arg, struct out_opts *o)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	enum out_format f;
+} out_formats[] = {
+	{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
+	{ "report", OUT_REPORT }, { "raw", OUT_RAW },
+	{ "speedscope", OUT_SPEEDSCOPE }, { "pprof", OUT_PPROF },
+};
+
 int out_format_parse(const char *name, enum out_format *f)
 {
-	static const struct {
-		const char *name;
-		enum out_format f;
-	} t[] = {
-		{ "folded", OUT_FOLDED }, { "svg", OUT_SVG },
-		{ "report", OUT_REPORT }, { "raw", OUT_RAW },
-		{ "speedscope", OUT_SPEEDSCOPE },
-		{ "pprof", OUT_PPROF },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (!strcmp(name, t[i].name)) {
-			*f = t[i].f;
+	for (i = 0; i < sizeof(out_formats) / sizeof(out_formats[0]); i++) {
+		if (!strcmp(name, out_formats[i].name)) {
+			*f = out_formats[i].f;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+const char *out_format_ext(enum out_format f)
+{
+	size_t i;
+
+	/* Where the name is not the extension. */
+	switch (f) {
+	case OUT_RAW:
+		return "fstat";
+	case OUT_AUTO:
+		return "folded";
+	case OUT_SPEEDSCOPE:
+		return "speedscope.json";
+	case OUT_PPROF:
+		return "pb.gz";
+	default:
+		break;
+	}
+	for (i = 0; i < sizeof(out_formats) / sizeof(out_formats[0]); i++)
+		if (out_formats[i].f == f)
+			return out_formats[i].name;
+	return "out";
 }
 
 enum out_format out_format_resolve(const struct out_opts *o)
@@ -188,10 +211,14 @@ int out_write(struct profile *p, const struct out_opts *o)
 		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
 		return -1;
 	}
-	if (o->opened)
+	if (o->opened) {
 		out = *o->opened;
-	else if (svg_output_open(&out, o->path))
+	} else if (o->stream) {
+		memset(&out, 0, sizeof(out));
+		out.f = o->stream;
+	} else if (svg_output_open(&out, o->path)) {
 		return -1;
+	}
 	switch (f) {
 	case OUT_SVG:
 		r = svg_render(p, &o->svg, out.f);
@@ -223,5 +250,12 @@ int out_write(struct profile *p, const struct out_opts *o)
 			  o->path : "standard output");
 	if (o->opened)
 		return r ? -1 : 0;
+	if (o->stream) {
+		if (!r && fflush(o->stream)) {
+			fs_perror("cannot write %s", o->path);
+			r = -1;
+		}
+		return r ? -1 : 0;
+	}
 	return svg_output_close(&out, r == 0) || r ? -1 : 0;
 }

@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -31,6 +32,11 @@ enum out_format {
 struct out_opts {
 	enum out_format format;
 	const char *path;	/* NULL or "-": standard output */
+	/*
+	 * Set: out_write() writes here (and flushes, never closes), path only
+	 * names it in messages.
+	 */
+	FILE *stream;
 	bool header;		/* folded: a "# flamestat:" metadata line */
 	bool count_samples;	/* --count samples: count samples, not the
 				 * periods they stand for */
@@ -50,6 +56,11 @@ void out_opts_init(struct out_opts *o);
  * unknown (nothing printed).
  */
 int out_format_parse(const char *name, enum out_format *f);
+/*
+ * The file name extension of a format, without the dot: "folded", "svg",
+ * "report", "fstat" (raw); a format's name unless it says otherwise.
+ */
+const char *out_format_ext(enum out_format f);
 /* --count periods|samples into o; -1 after reporting a bad value. */
 int out_count_parse(const char *arg, struct out_opts *o);
 /* --count's help line, for the commands that write a recording. */

@@ -470,8 +470,10 @@ int snapshot_write(const struct snapshot *s, FILE *f)
 	if (fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
 	    fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
 	    s->raw_size - sizeof(hdr) &&
-	    (!add || fwrite(&host, sizeof(host), 1, f) == 1))
+	    (!add || fwrite(&host, sizeof(host), 1, f) == 1) && !fflush(f))
 		return 0;
+	if (!errno)
+		errno = EIO;
 	return -1;
 }
 

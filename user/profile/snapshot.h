@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "uapi/flamestat.h"
 
@@ -89,7 +90,7 @@ int snapshot_load(struct snapshot *s, const char *path);
 /*
  * Writes the raw bytes, to be loaded again with snapshot_load(), adding a
  * HOST record (this machine's boot_id, release, hostname) if there is none:
- * to @f (0, or -1 with errno set, nothing printed), or to @path, replaced
+ * to @f, flushed (0, or -1 with errno set, nothing printed), or to @path, replaced
  * atomically (lib/outfile.h; 0, or -1 after reporting).
  */
 int snapshot_write(const struct snapshot *s, FILE *f);
