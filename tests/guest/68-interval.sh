@@ -17,14 +17,14 @@ command -v $FS >/dev/null || die "no flamestat tool in the guest"
 # The tool loads the module itself (autostart=0).
 fs_loaded && rmmod flamestat
 
-NAME_RE='^flamestat-[0-9]{8}T[0-9]{6}Z\.'
+NAME_RE='^flamestat-[0-9]{8}T[0-9]{6}Z(_[0-9]+)?\.'
 
 # ours DIR EXT: the tool's files in DIR, sorted by name (= by time).
 ours() {
 	for _f in "$1"/flamestat-*."$2"; do
 		_f=${_f##*/}
 		printf '%s\n' "$_f" | grep -qE "$NAME_RE$2\$" && echo "$_f"
-	done | sort
+	done | LC_ALL=C sort
 }
 # wrote ERR: the "wrote FILE: R samples recorded, P periods, S s" lines.
 wrote() { grep -E '^flamestat record: wrote .*: [0-9]+ samples recorded, [0-9]+ periods, [0-9.]+ s$' "$1"; }

@@ -40,7 +40,9 @@ for sig in INT TERM; do
 	# uniq runs 2 s; then record folds and blocks writing the FIFO.
 	sleep 6
 	if ! kill -0 $pid 2>/dev/null; then
-		not_ok "record ($sig): still writing after 6 s (the output fit the pipe?)"
+		wait $pid
+		not_ok "record ($sig): still writing after 6 s (exit status $?; the output fit the pipe?)"
+		sed 's/^/#   stderr: /' "$D/$sig.err"
 		kill $reader 2>/dev/null
 		continue
 	fi
