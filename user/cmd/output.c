@@ -201,6 +201,46 @@ static const char *speedscope_name(const struct profile *p,
 	return "flamestat";
 }
 
+/*
+ * Where @o writes: the output record opened before sampling, a stream of
+ * the caller's (record --interval), or @o->path, opened here.
+ */
+int out_target_open(const struct out_opts *o, struct svg_output *out)
+{
+	if (o->opened) {
+		*out = *o->opened;
+		return 0;
+	}
+	if (o->stream) {
+		memset(out, 0, sizeof(*out));
+		out->f = o->stream;
+		return 0;
+	}
+	return svg_output_open(out, o->path);
+}
+
+/*
+ * After writing (@r: 0, or < 0 with errno when the write failed): says so,
+ * and puts a file opened by out_target_open() in place (or removes it);
+ * the caller's own outputs are only flushed. 0, or -1.
+ */
+int out_target_close(const struct out_opts *o, struct svg_output *out, int r)
+{
+	if (r < 0 && errno)
+		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
+			  o->path : "standard output");
+	if (o->opened)
+		return r ? -1 : 0;
+	if (o->stream) {
+		if (!r && fflush(o->stream)) {
+			fs_perror("cannot write %s", o->path);
+			r = -1;
+		}
+		return r ? -1 : 0;
+	}
+	return svg_output_close(out, r == 0) || r ? -1 : 0;
+}
+
 int out_write(struct profile *p, const struct out_opts *o)
 {
 	enum out_format f = out_format_resolve(o);
@@ -211,14 +251,8 @@ int out_write(struct profile *p, const struct out_opts *o)
 		fs_err("--count samples: the input has the periods of each stack, not its samples (folded text has one count): fold the recording itself with --count samples");
 		return -1;
 	}
-	if (o->opened) {
-		out = *o->opened;
-	} else if (o->stream) {
-		memset(&out, 0, sizeof(out));
-		out.f = o->stream;
-	} else if (svg_output_open(&out, o->path)) {
+	if (out_target_open(o, &out))
 		return -1;
-	}
 	switch (f) {
 	case OUT_SVG:
 		r = svg_render(p, &o->svg, out.f);
@@ -245,17 +279,5 @@ int out_write(struct profile *p, const struct out_opts *o)
 					 o->header ? PROFILE_WRITE_HEADER : 0);
 		break;
 	}
-	if (r < 0 && errno)
-		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
-			  o->path : "standard output");
-	if (o->opened)
-		return r ? -1 : 0;
-	if (o->stream) {
-		if (!r && fflush(o->stream)) {
-			fs_perror("cannot write %s", o->path);
-			r = -1;
-		}
-		return r ? -1 : 0;
-	}
-	return svg_output_close(&out, r == 0) || r ? -1 : 0;
+	return out_target_close(o, &out, r);
 }

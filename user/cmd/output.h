@@ -80,6 +80,15 @@ int report_handle_option(struct report_opts *o, int opt, const char *arg);
  * stderr saying so, unless quiet. Returns 0, or -1 after reporting.
  */
 int out_write(struct profile *p, const struct out_opts *o);
+/*
+ * For writers of their own (pprof from a snapshot): where @o writes (the
+ * output record opened before sampling, a stream of the caller's, or
+ * @o->path opened here; 0, or -1 after reporting), and after writing, with
+ * @r 0 or < 0 and errno, the error reported and the file put in place or
+ * removed (0, or -1).
+ */
+int out_target_open(const struct out_opts *o, struct svg_output *out);
+int out_target_close(const struct out_opts *o, struct svg_output *out, int r);
 
 /*
  * pprof from a snapshot itself rather than from its folded stacks, so

@@ -50,27 +50,9 @@ int out_write_pprof_snapshot(const struct snapshot *s, bool live,
 	int r;
 
 	so.local_vdso = snapshot_from_this_boot(s, live);
-	if (o->opened) {
-		out = *o->opened;
-	} else if (o->stream) {
-		memset(&out, 0, sizeof(out));
-		out.f = o->stream;
-	} else if (svg_output_open(&out, o->path)) {
+	if (out_target_open(o, &out))
 		return -1;
-	}
 	r = pprof_write_snapshot(s, &so, &src->fold, &po,
 				 src->verbose ? stderr : NULL, out.f);
-	if (r < 0 && errno)
-		fs_perror("cannot write %s", o->path && strcmp(o->path, "-") ?
-			  o->path : "standard output");
-	if (o->opened)
-		return r ? -1 : 0;
-	if (o->stream) {
-		if (!r && fflush(o->stream)) {
-			fs_perror("cannot write %s", o->path);
-			r = -1;
-		}
-		return r ? -1 : 0;
-	}
-	return svg_output_close(&out, r == 0) || r ? -1 : 0;
+	return out_target_close(o, &out, r);
 }
