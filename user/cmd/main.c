@@ -49,21 +49,11 @@ static void usage(FILE *out)
 /* The build tree's page, docs/man/NAME.1 above the tool, or NULL. */
 static char *build_tree_page(const char *name)
 {
-	char exe[PATH_MAX], *slash, *path;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *rel = xasprintf("../docs/man/%s.1", name);
+	char *path = exe_relative_file(rel);
 
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	path = xasprintf("%s/../docs/man/%s.1", exe, name);
-	if (!access(path, R_OK))
-		return path;
-	free(path);
-	return NULL;
+	free(rel);
+	return path;
 }
 
 /*

@@ -71,24 +71,13 @@ static char *find_module_file(void)
 		"../kmod/flamestat.ko",
 		"../lib/flamestat/flamestat.ko",
 	};
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
 	size_t i;
 
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
 	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char *p = xasprintf("%s/%s", exe, rel[i]);
+		char *p = exe_relative_file(rel[i]);
 
-		if (!access(p, R_OK))
+		if (p)
 			return p;
-		free(p);
 	}
 	return NULL;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *fs_progname = "flamestat";
 
@@ -266,4 +267,23 @@ int path_has_suffix(const char *path, const char *suffix)
 	size_t lp = strlen(path), ls = strlen(suffix);
 
 	return lp >= ls && strcmp(path + lp - ls, suffix) == 0;
+}
+
+char *exe_relative_file(const char *rel)
+{
+	char exe[PATH_MAX], path[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int len;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	len = snprintf(path, sizeof(path), "%s/%s", exe, rel);
+	if (len < 0 || (size_t)len >= sizeof(path) || access(path, R_OK))
+		return NULL;
+	return xstrdup(path);
 }

@@ -40,6 +40,11 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * @rel (a path relative to the directory of the running tool, from
+ * /proc/self/exe) when that file is readable, allocated; else NULL.
+ */
+char *exe_relative_file(const char *rel);
 
 /* A growable byte buffer, always NUL-terminated. */
 struct strbuf {
