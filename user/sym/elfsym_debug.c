@@ -63,20 +63,15 @@ void hex_build_id(const unsigned char *bid, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-/* <debug_root>/.build-id/xx/rest.debug, with a matching build-id. */
-bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
-		       size_t len, struct ehandle *out)
+/*
+ * The debug file at @path (freed here) when it is the one for build-id
+ * @bid and holds a .symtab.
+ */
+static bool open_debug_file(char *path, const unsigned char *bid, size_t len,
+			    struct ehandle *out)
 {
-	char hex[2 * ELFSYM_BUILD_ID_MAX + 1];
-	char *path;
-	bool ok;
+	bool ok = !eh_open(out, path);
 
-	if (len < 2 || len > ELFSYM_BUILD_ID_MAX)
-		return false;
-	hex_build_id(bid, len, hex);
-	path = xasprintf("%s/.build-id/%.2s/%s.debug", c->debug_root, hex,
-			 hex + 2);
-	ok = !eh_open(out, path);
 	free(path);
 	if (ok && (!bid_matches(bid, len, out) || !has_symtab(out->elf))) {
 		eh_close(out);
@@ -85,25 +80,33 @@ bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
 	return ok;
 }
 
+/* <debug_root>/.build-id/xx/rest.debug, with a matching build-id. */
+bool debug_by_build_id(struct elfsym_cache *c, const unsigned char *bid,
+		       size_t len, struct ehandle *out)
+{
+	char hex[2 * ELFSYM_BUILD_ID_MAX + 1];
+	char *path;
+
+	if (len < 2 || len > ELFSYM_BUILD_ID_MAX)
+		return false;
+	hex_build_id(bid, len, hex);
+	path = xasprintf("%s/.build-id/%.2s/%s.debug", c->debug_root, hex,
+			 hex + 2);
+	return open_debug_file(path, bid, len, out);
+}
+
 /* The debug file for a build-id from the debuginfod servers, if enabled. */
 bool debug_by_debuginfod(struct elfsym_cache *c, const unsigned char *bid,
 			 size_t len, struct ehandle *out)
 {
 	char *path;
-	bool ok;
 
 	if (!c->dinfod || len < 2 || len > ELFSYM_BUILD_ID_MAX)
 		return false;
 	path = dinfod_find_debuginfo(c->dinfod, bid, len);
 	if (!path)
 		return false;
-	ok = !eh_open(out, path);
-	free(path);
-	if (ok && (!bid_matches(bid, len, out) || !has_symtab(out->elf))) {
-		eh_close(out);
-		ok = false;
-	}
-	return ok;
+	return open_debug_file(path, bid, len, out);
 }
 
 void elfsym_cache_dinfod_dump(const struct elfsym_cache *c, FILE *out)
