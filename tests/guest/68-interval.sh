@@ -140,6 +140,7 @@ mkdir -p "$S"
 wl_bg chain 8
 $FS record --interval 2 -o "$S" 2>"$FS_TMP/term.err" &
 rec=$!
+check "SIGTERM: sampling started" fs_wait_sampling "$rec"
 sleep 3
 kill -TERM "$rec"
 wait "$rec"

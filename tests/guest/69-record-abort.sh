@@ -6,7 +6,7 @@
 # of the outputs are removed, nothing is put in place, the module is free
 # again, and the tool dies of the signal (status 130 for SIGINT, 143 for
 # SIGTERM). The writing is held up by a FIFO as -o that is opened but not
-# read, with more folded text (uniq's stacks) than a pipe holds.
+# read, and filled beforehand, so record's writes block.
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -19,7 +19,8 @@ rm -rf "$D" && mkdir -p "$D"
 # Ctrl-C during sampling: written, status 130.
 $FS record -q -d 30 -o "$D/int.folded" -- "$FS_WL/chain" 30 &
 pid=$!
-sleep 3
+check "record: sampling started" fs_wait_sampling $pid
+sleep 1
 kill -INT $pid
 wait $pid
 expect_eq "record: SIGINT while sampling: status 130" $? 130
@@ -34,6 +35,9 @@ for sig in INT TERM; do
 	# shellcheck disable=SC2217 # it holds the FIFO open, reading nothing
 	sleep 60 <"$D/fifo" &
 	reader=$!
+	# The pipe filled first (64 KiB, its size), so that record's first
+	# write blocks however few stacks it has to write.
+	head -c 65536 /dev/zero >"$D/fifo"
 	$FS record -q -F 4999 --format folded -o "$D/fifo" --raw "$D/raw.fstat" \
 		-- "$FS_WL/uniq" 2 2>"$D/$sig.err" &
 	pid=$!

@@ -172,6 +172,21 @@ fs_read() { cat "$FS_DEV" >"$1"; }
 # fs_stat NAME: one counter of /sys/class/misc/flamestat/stats.
 fs_stat() { awk -v k="$1" '$1 == k {print $2; f = 1} END {exit !f}' "$FS_STATS"; }
 
+# fs_wait_sampling PID: until the module samples ("running: yes" in
+# flamestat status), at most 30 s, while PID (the recording) lives; 1 if it
+# never did. A signal meant for a running recording must not come while
+# it starts: a background job of a script inherits SIGINT ignored.
+fs_wait_sampling() {
+	_w=0
+	while [ $_w -lt 300 ]; do
+		flamestat status 2>/dev/null | grep -q '^running: *yes' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
+
 # fs_stats_balance: "samples recorded dropped" from one read of the stats,
 # dropped being the sum of every dropped_* counter.
 fs_stats_balance() {
