@@ -7,10 +7,13 @@
 # with FLAMESTAT_KERNEL and FLAMESTAT_KO pointing at them. Prints PASS/FAIL
 # lines labelled debug-* (6.1) or debug-7.2-* (7.2).
 #
-#   tests/debug-kernel/check.sh [--series 6.1|7.2] [--torture short|long] [--scale N] [TEST...]
+#   tests/debug-kernel/check.sh [--series 6.1|7.2] [--torture short|long|debug] [--scale N] [TEST...]
 #     --series      which debug kernel (build.sh --series; default 6.1)
-#     --torture     size of the torture tests (default short); long runs
-#                   only the torture tests (those with "# timeout-long:")
+#     --torture     size of the torture tests (default short); long and
+#                   debug run only the torture tests (those with
+#                   "# timeout-long:"); debug is the size make torture-debug
+#                   runs (docs/RELIABILITY.md: the long sizes cut where
+#                   they would take hours under KASAN and TCG)
 #     --scale N     test timeouts times N (default 4: the debug kernel is
 #                   slower under TCG)
 #     TEST          guest tests (default: every tests/guest/[0-9]*.sh)
@@ -29,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--series) series=$2; shift ;;
 	--torture) torture=$2; shift ;;
 	--scale) scale=$2; shift ;;
-	-h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) tests+=("$1") ;;
 	esac
 	shift
@@ -80,7 +83,11 @@ if ! make -j2 -C "$TOP/tests/workloads" O="$BUILD/workloads" >"$out/build-worklo
 	exit 1
 fi
 
-if [ "$torture" = long ] && [ ${#tests[@]} -eq 0 ]; then
+case $torture in
+short | long | debug) ;;
+*) echo "check.sh: --torture must be short, long or debug" >&2; exit 2 ;;
+esac
+if [ "$torture" != short ] && [ ${#tests[@]} -eq 0 ]; then
 	for t in "$TOP"/tests/guest/[0-9]*.sh; do
 		grep -q '^# timeout-long:' "$t" && tests+=("$t")
 	done

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A fork loop cannot fill the process database for the rest of the
 # session. Many more short processes than it has slots (max_procs=128
-# here; 50,000 processes and the default 8,192 slots at the long size)
+# here; 50,000 processes and the default 8,192 slots at the long size;
+# 5,000 and 1,024 at the debug size)
 # are sampled; then a known program, in the same session, must still have
 # its frames mapped (>= 90% named main;outer;middle;hot_leaf), because the
 # slots of exited processes are reused, oldest first (stats
@@ -14,8 +15,12 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-N=$(fs_size 2500 50000)
-if [ "$FS_TORTURE" = long ]; then fs_load; else fs_load max_procs=128; fi
+N=$(fs_size 2500 50000 5000)
+case $FS_TORTURE in
+long) fs_load ;;
+debug) fs_load max_procs=1024 ;;
+*) fs_load max_procs=128 ;;
+esac
 t0=$(now_ms)
 out=$(wl shortlived -n "$N" -m 2 -j 2 600) || not_ok "shortlived exited with status $?"
 log "shortlived: $out in $(($(now_ms) - t0)) ms; procs $(fs_stat procs), procs_recycled $(fs_stat procs_recycled), unmapped_procs $(fs_stat unmapped_procs)"
@@ -48,7 +53,7 @@ check "unload" fs_unload
 
 # The same with the memory for maps (maps_kb) running out before the
 # slots: exited processes' slots are reused to free theirs.
-N2=$(fs_size 800 8000)
+N2=$(fs_size 800 8000 2000)
 fs_load max_procs=4096 maps_kb=64
 out=$(wl shortlived -n "$N2" -m 2 -j 2 600) || not_ok "shortlived exited with status $?"
 log "maps_kb=64: shortlived: $out; procs $(fs_stat procs), procs_recycled $(fs_stat procs_recycled), mem_used $(fs_stat mem_used)"
@@ -59,7 +64,7 @@ check "unload" fs_unload
 # The same with the file records (at least 1024) running out: programs
 # from that many distinct files, then a known one. Records no published
 # maps name any more are reclaimed when they are needed.
-NF=$(fs_size 1100 3000)
+NF=$(fs_size 1100 3000 1100)
 fs_load max_procs=64
 mkdir -p "$FS_TMP/files"
 i=0

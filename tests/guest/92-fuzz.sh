@@ -12,7 +12,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-N=$(fs_size 20000 100000)
+N=$(fs_size 20000 100000 30000)
 
 # fuzz NAME ARGS...: run devfuzz (or devfuzz32), keep its log.
 fuzz() {

@@ -16,7 +16,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-CYCLES=$(fs_size 60 1000)
+CYCLES=$(fs_size 60 1000 150)
 
 # Refused parameters: insmod fails, nothing is left behind.
 for p in freq=0 freq=20001 kernel_depth=0 user_depth=1025 "kernel_stacks=0 user_stacks=0" \

@@ -20,7 +20,9 @@ FS_SYMS=/etc/flamestat/syms
 mkdir -p "$FS_TMP" "$FS_ARTIFACTS"
 FS_FAILS=0
 FS_BG=""
-# FS_TORTURE=short|long: the size of the torture tests (mkinitramfs.sh).
+# FS_TORTURE=short|long|debug: the size of the torture tests
+# (mkinitramfs.sh); debug is the long size cut to what a KASAN + lockdep
+# kernel under TCG runs in about an hour (make torture-debug).
 # shellcheck disable=SC2034 # read by the torture tests
 FS_TORTURE=short
 # shellcheck disable=SC1091 # written by mkinitramfs.sh
@@ -201,8 +203,14 @@ fs_balanced() {
 	[ "$1" -eq $(($2 + $3)) ]
 }
 
-# fs_size SHORT LONG: SHORT, or LONG when the torture tests run long.
-fs_size() { if [ "$FS_TORTURE" = long ]; then echo "$2"; else echo "$1"; fi; }
+# fs_size SHORT LONG [DEBUG]: the size for FS_TORTURE; DEBUG defaults to LONG.
+fs_size() {
+	case $FS_TORTURE in
+	long) echo "$2" ;;
+	debug) echo "${3:-$2}" ;;
+	*) echo "$1" ;;
+	esac
+}
 
 # fs_meminfo KEY: a /proc/meminfo value in kB.
 fs_meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }

@@ -27,9 +27,9 @@
 # module tree, default /lib/modules/KVER: set it for a kernel that is not
 # installed on the host), FLAMESTAT_TIMEOUT_SCALE (every test
 # timeout multiplied by it, for slow kernels; default 1), FLAMESTAT_TORTURE
-# (short or long: the size of the torture tests, in the guest's
-# /etc/flamestat/env as FS_TORTURE; default short; with long, a test's
-# "# timeout-long: S" header replaces its "# timeout: S").
+# (short, long or debug: the size of the torture tests, in the guest's
+# /etc/flamestat/env as FS_TORTURE; default short; with long or debug, a
+# test's "# timeout-long: S" header replaces its "# timeout: S").
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -145,8 +145,8 @@ cp "$TOP/tests/vm/guest-init.sh" "$stage/init"
 chmod 755 "$stage/init"
 echo "$kver" >"$stage/etc/flamestat/kver"
 case "${FLAMESTAT_TORTURE:-short}" in
-short | long) echo "FS_TORTURE=${FLAMESTAT_TORTURE:-short}" >"$stage/etc/flamestat/env" ;;
-*) vm_die "mkinitramfs: FLAMESTAT_TORTURE must be short or long" ;;
+short | long | debug) echo "FS_TORTURE=${FLAMESTAT_TORTURE:-short}" >"$stage/etc/flamestat/env" ;;
+*) vm_die "mkinitramfs: FLAMESTAT_TORTURE must be short, long or debug" ;;
 esac
 tscale=${FLAMESTAT_TIMEOUT_SCALE:-1}
 [[ $tscale =~ ^[1-9][0-9]*$ ]] || vm_die "mkinitramfs: FLAMESTAT_TIMEOUT_SCALE must be a positive integer"
@@ -220,7 +220,7 @@ for t in "$@"; do
 	name=$(basename "$t" .sh)
 	copy_file "$t" "/tests/$name.sh"
 	tmo=$(vm_test_header "$t" timeout "$def_timeout")
-	[ "${FLAMESTAT_TORTURE:-short}" = long ] && tmo=$(vm_test_header "$t" timeout-long "$tmo")
+	[ "${FLAMESTAT_TORTURE:-short}" != short ] && tmo=$(vm_test_header "$t" timeout-long "$tmo")
 	echo "$name $((tmo * tscale))" >>"$stage/etc/flamestat/tests"
 done
 
