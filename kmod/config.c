@@ -45,6 +45,10 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 	for (i = 0; i < ARRAY_SIZE(u->reserved); i++)
 		if (u->reserved[i])
 			return -EINVAL;
+	/* Off-CPU time is not measured yet. */
+	if (u->mode != FLAMESTAT_MODE_CPU || u->min_block_us ||
+	    (u->flags & FLAMESTAT_CFG_WAKER))
+		return -EINVAL;
 	for (i = u->nr_pids; i < FLAMESTAT_MAX_PIDS; i++)
 		if (u->pids[i])
 			return -EINVAL;

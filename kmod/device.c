@@ -293,7 +293,12 @@ static long fst_ioc_get_config(void __user *arg)
 	return err;
 }
 
-static long fst_ioc_stats(void __user *arg)
+/*
+ * GET_STATS copies as much of struct flamestat_stats as the caller's size
+ * asks for: tools built before a field was added pass a smaller one
+ * (FLAMESTAT_IOC_GET_STATS_V1).
+ */
+static long fst_ioc_stats(void __user *arg, size_t size)
 {
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
 	long err = 0;
@@ -301,7 +306,7 @@ static long fst_ioc_stats(void __user *arg)
 	if (!st)
 		return -ENOMEM;
 	fst_get_stats(st);
-	if (copy_to_user(arg, st, sizeof(*st)))
+	if (copy_to_user(arg, st, size))
 		err = -EFAULT;
 	kfree(st);
 	return err;
@@ -414,6 +419,13 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	long err;
 
+	if (_IOC_TYPE(cmd) == FLAMESTAT_IOC_MAGIC && _IOC_NR(cmd) ==
+	    _IOC_NR(FLAMESTAT_IOC_GET_STATS) && _IOC_DIR(cmd) == _IOC_READ &&
+	    _IOC_SIZE(cmd) >= FLAMESTAT_STATS_SIZE_V1 &&
+	    _IOC_SIZE(cmd) <= sizeof(struct flamestat_stats) &&
+	    _IOC_SIZE(cmd) % sizeof(u64) == 0)
+		return fst_ioc_stats(uarg, _IOC_SIZE(cmd));
+
 	switch (cmd) {
 	case FLAMESTAT_IOC_VERSION:
 		return fst_ioc_version(uarg);
@@ -422,7 +434,7 @@ static long fst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FLAMESTAT_IOC_SET_CONFIG:
 		return fst_ioc_set_config(file, uarg);
 	case FLAMESTAT_IOC_GET_STATS:
-		return fst_ioc_stats(uarg);
+		return fst_ioc_stats(uarg, sizeof(struct flamestat_stats));
 	case FLAMESTAT_IOC_SNAPSHOT:
 		return fst_ioc_snapshot(file, uarg);
 	case FLAMESTAT_IOC_READ:

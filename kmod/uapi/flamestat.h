@@ -42,7 +42,34 @@
  */
 #define FLAMESTAT_CFG_CPUMASK	(1U << 4)
 #define FLAMESTAT_CFG_PID_TREE	(1U << 5) /* pids[] also match descendants */
-#define FLAMESTAT_CFG_ALL	((1U << 6) - 1)
+/*
+ * MODE_OFFCPU, MODE_WALL: keep with each off-CPU stack the kernel stack of
+ * the task that woke it (its waker), as bcc's offwaketime does.
+ */
+#define FLAMESTAT_CFG_WAKER	(1U << 6)
+#define FLAMESTAT_CFG_ALL	((1U << 7) - 1)
+
+/* struct flamestat_config.mode: what is measured. */
+enum flamestat_mode {
+	/* CPU time: a timer samples each CPU's stacks (counts of samples). */
+	FLAMESTAT_MODE_CPU = 0,
+	/*
+	 * Off-CPU time: where tasks block. When a task switches out (the
+	 * sched_switch tracepoint) its kernel and user stacks are kept;
+	 * when it switches in again, the time it was off a CPU is added to
+	 * that stack, in nanoseconds. No timer runs.
+	 */
+	FLAMESTAT_MODE_OFFCPU = 1,
+	/*
+	 * Wall-clock time: both, on-CPU samples weighted by the period, so
+	 * that every stack's time is in nanoseconds.
+	 */
+	FLAMESTAT_MODE_WALL = 2,
+	FLAMESTAT_NR_MODES
+};
+
+/* Off-CPU stacks kept at once: tasks blocked with their stacks (module parameter offcpu_tasks). */
+#define FLAMESTAT_DEFAULT_OFFCPU_TASKS	4096
 
 /*
  * What to sample. Only one configuration exists (the module's); it can be
@@ -57,7 +84,13 @@ struct flamestat_config {
 	__u32 nr_pids;		/* 0: every task; else pids[0..nr_pids) */
 	__u32 pids[FLAMESTAT_MAX_PIDS]; /* process ids (tgids), caller's pid ns */
 	__u64 cpus[FLAMESTAT_CPUMASK_WORDS]; /* with CFG_CPUMASK: bit n = CPU n */
-	__u64 reserved[4];	/* must be zero */
+	__u32 mode;		/* enum flamestat_mode (modules without off-CPU: EINVAL unless 0) */
+	/*
+	 * MODE_OFFCPU, MODE_WALL: blocks shorter than this many microseconds
+	 * are counted (FLAMESTAT_OFFDROP_SHORT), not recorded; 0: every one.
+	 */
+	__u32 min_block_us;
+	__u64 reserved[3];	/* must be zero */
 };
 
 /* Why a timer firing did not end up counted in a stack. */
@@ -93,6 +126,27 @@ enum flamestat_drop {
 	FLAMESTAT_DROP_THROTTLED,
 	FLAMESTAT_NR_DROPS,
 	FLAMESTAT_MAX_DROPS = 12	/* room in struct flamestat_stats */
+};
+
+/*
+ * Why a block (a task's time off a CPU, from switch-out to switch-in) did
+ * not end up counted in a stack (struct flamestat_stats.offcpu_dropped).
+ */
+enum flamestat_offcpu_drop {
+	FLAMESTAT_OFFDROP_SHORT,	/* shorter than min_block_us */
+	FLAMESTAT_OFFDROP_FILTERED,	/* task not in pids[] */
+	FLAMESTAT_OFFDROP_MODE,		/* nothing to record: a kernel thread with USER only */
+	/*
+	 * No room to keep its stack while it was blocked: offcpu_tasks
+	 * tasks were blocked with their stacks kept already.
+	 */
+	FLAMESTAT_OFFDROP_NO_SLOT,
+	FLAMESTAT_OFFDROP_CPU_TABLE_FULL, /* the CPU's table had no room */
+	FLAMESTAT_OFFDROP_PROBE,	/* hash bucket full (see DROP_PROBE) */
+	/* Still blocked when sampling stopped: its time is not known. */
+	FLAMESTAT_OFFDROP_UNFINISHED,
+	FLAMESTAT_NR_OFFDROPS,
+	FLAMESTAT_MAX_OFFDROPS = 8	/* room in struct flamestat_stats */
 };
 
 /* Per-sample cost histogram: bucket i counts samples costing < 2^(i+6) ns. */
@@ -166,6 +220,19 @@ struct flamestat_stats {
 	 * user frames unmapped from then on (proc_id 0 in snapshots).
 	 */
 	__u64 procs_recycled;
+	/*
+	 * Off-CPU time (MODE_OFFCPU, MODE_WALL; 0 from modules before ABI
+	 * 1.1). Exact: offcpu_blocks == offcpu_recorded + sum(offcpu_dropped).
+	 * A block is counted when the task switches in again (or when
+	 * sampling stops while it is still blocked: UNFINISHED), a block
+	 * with no room for its stack when it switches out (NO_SLOT).
+	 */
+	__u64 offcpu_blocks;
+	__u64 offcpu_recorded;
+	__u64 offcpu_dropped[FLAMESTAT_MAX_OFFDROPS]; /* by enum flamestat_offcpu_drop */
+	__u64 offcpu_ns;	/* time off a CPU in the recorded blocks */
+	__u64 offcpu_tasks;	/* tasks blocked now with their stacks kept */
+	__u64 offcpu_tasks_max;	/* room for them (module parameter offcpu_tasks) */
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */
@@ -214,6 +281,15 @@ struct flamestat_read {
 #define FLAMESTAT_IOC_STOP	_IO(FLAMESTAT_IOC_MAGIC, 4)
 #define FLAMESTAT_IOC_RESET	_IO(FLAMESTAT_IOC_MAGIC, 5)
 #define FLAMESTAT_IOC_GET_STATS	_IOR(FLAMESTAT_IOC_MAGIC, 6, struct flamestat_stats)
+/*
+ * GET_STATS of modules without off-CPU support, which copy struct
+ * flamestat_stats up to procs_recycled: a tool that gets ENOTTY for
+ * GET_STATS asks again with this one. Newer modules answer both, and any
+ * size in between (each copies the fields the size covers).
+ */
+#define FLAMESTAT_STATS_SIZE_V1 __builtin_offsetof(struct flamestat_stats, offcpu_blocks)
+#define FLAMESTAT_IOC_GET_STATS_V1 \
+	_IOC(_IOC_READ, FLAMESTAT_IOC_MAGIC, 6, FLAMESTAT_STATS_SIZE_V1)
 #define FLAMESTAT_IOC_SNAPSHOT	_IOWR(FLAMESTAT_IOC_MAGIC, 7, struct flamestat_snapshot)
 #define FLAMESTAT_IOC_READ	_IOWR(FLAMESTAT_IOC_MAGIC, 8, struct flamestat_read)
 /* Exclusive control: others get -EBUSY for configure/start/stop/reset. */
@@ -344,13 +420,24 @@ struct flamestat_rec_ksym {
 #define FLAMESTAT_STACKF_IDLE_IRQ	  (1U << 5) /* irq work on idle CPU */
 #define FLAMESTAT_STACKF_KERNEL_THREAD	  (1U << 6)
 #define FLAMESTAT_STACKF_USER_MODE	  (1U << 7) /* interrupted user code */
+/*
+ * Off-CPU time (MODE_OFFCPU, MODE_WALL): the stack where the task switched
+ * out, and the state it left in: sleeping (S, neither flag), uninterruptible
+ * (D: OFF_D) or preempted while runnable (R: OFF_R, waiting for a CPU).
+ * count is the number of blocks, time_ns their total.
+ */
+#define FLAMESTAT_STACKF_OFFCPU		  (1U << 8)
+#define FLAMESTAT_STACKF_OFF_D		  (1U << 9)
+#define FLAMESTAT_STACKF_OFF_R		  (1U << 10)
 
 #define FLAMESTAT_CPU_ANY	0xffffU	/* stack key without CFG_PERCPU */
 
 /*
  * A unique stack. frames[] holds nr_kernel kernel frames, leaf first, then
- * nr_user user frames, leaf first. frames[0] of each part is the
- * interrupted instruction; the rest are return addresses.
+ * nr_user user frames, leaf first, then nr_waker kernel frames of the task
+ * that woke it (off-CPU stacks with CFG_WAKER only), leaf first. frames[0]
+ * of each part is the interrupted instruction; the rest are return
+ * addresses. (Off-CPU stacks: the kernel part starts in the scheduler.)
  */
 struct flamestat_rec_stack {
 	struct flamestat_rec hdr;
@@ -360,7 +447,7 @@ struct flamestat_rec_stack {
 	__u16 cpu;		/* FLAMESTAT_CPU_ANY unless CFG_PERCPU */
 	__u16 nr_kernel;
 	__u16 nr_user;
-	__u16 reserved;
+	__u16 nr_waker;		/* 0 from modules without off-CPU support */
 	__u32 flags;		/* FLAMESTAT_STACKF_* */
 	char comm[FLAMESTAT_COMM_LEN];
 	__u32 pad;
@@ -371,6 +458,11 @@ struct flamestat_rec_stack {
 	 * missed by firing late and those it skipped while throttled, up to
 	 * its next firing: periods x the period (1 s / freq_hz) is the CPU
 	 * time the stack had. Modules before it: the periods are the count.
+	 * Off-CPU stacks: the periods are the count.
+	 *
+	 * Then, when hdr.size covers it (modules with off-CPU support), a __u64: the stack's time
+	 * in nanoseconds: periods x the period for on-CPU stacks, the time
+	 * blocked for off-CPU stacks.
 	 */
 	__u64 frames[];
 };

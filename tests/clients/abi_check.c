@@ -125,8 +125,8 @@ static const char *bad_config(int i, struct flamestat_config *c, int *err)
 		c->reserved[0] = 1;
 		return "config reserved[0]";
 	case 11:
-		c->reserved[3] = 1;
-		return "config reserved[3]";
+		c->reserved[2] = 1;
+		return "config reserved[2]";
 	case 12:
 		c->nr_pids = 0;
 		c->pids[5] = 1;

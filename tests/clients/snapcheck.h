@@ -296,7 +296,7 @@ static inline int snap_validate(const void *raw, size_t size,
 			if (r->size != sizeof(*s) + (nf + 1) * 8 || !s->count ||
 			    s->frames[nf] < s->count ||
 			    s->nr_kernel > FLAMESTAT_MAX_KERNEL_DEPTH ||
-			    s->nr_user > FLAMESTAT_MAX_USER_DEPTH || s->reserved || s->pad ||
+			    s->nr_user > FLAMESTAT_MAX_USER_DEPTH || s->nr_waker || s->pad ||
 			    (s->proc_id && (s->proc_id >= SNAP_MAX_IDS || !proc_seen[s->proc_id])) ||
 			    (s->flags & ~0xffU) || !memchr(s->comm, '\0', sizeof(s->comm))) {
 				snap_fail(why, whylen,
