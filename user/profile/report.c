@@ -299,7 +299,7 @@ int report_write(const struct profile *p, const struct report_opts *o,
 		col.samples ? "     Samples" : "",
 		col.periods ? "     Periods" : "",
 		col.count_ns ? "      CPU ms" : "",
-		col.timed ? "        Time  State " : "");
+		col.timed ? "        Time  State   " : "");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 		uint64_t key = o->sort_total ? r->total : r->self;
@@ -330,7 +330,7 @@ int report_write(const struct profile *p, const struct report_opts *o,
 		if (col.timed) {
 			char t[PROFILE_TIME_BUF], st[16];
 
-			fprintf(out, "  %10s  %-6s",
+			fprintf(out, "  %10s  %-8s",
 				profile_fmt_ns(t, sizeof(t),
 					       profile_count_double(n, d)),
 				states_text(shows_total ? r->total_states :

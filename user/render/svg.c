@@ -249,7 +249,8 @@ static uint32_t name_key(struct writer *w, const char *name, size_t len,
 	int got = 0;
 
 	if (w->palmap && !grey) {
-		if (waker) {
+		/* (fold names the waker's frames so already) */
+		if (waker && !(len >= 4 && !memcmp(name + len - 4, "_[w]", 4))) {
 			sb_reset(&w->mapkey);
 			sb_add(&w->mapkey, name, len);
 			sb_adds(&w->mapkey, "_[w]");
@@ -272,7 +273,7 @@ bool svg_timed_colors(const struct profile *p, const struct svg_options *o)
 {
 	return profile_meta_timed(profile_meta(p)) &&
 	       profile_meta(p)->unit == PROFILE_UNIT_NS &&
-	       o->palette == SVG_PAL_HOT && !profile_is_diff(p);
+	       !o->palette_set && !profile_is_diff(p);
 }
 
 /* svg_timed_colors(): the palette of the frame's side, hot or cold. */
@@ -567,6 +568,8 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	uint64_t period_ns = profile_period_ns(m);
 	unsigned int dec = profile_decimals(w->p);
 	double seen, whole;	/* samples, as counts rather than units */
+	bool offcpu = m->unit == PROFILE_UNIT_NS &&
+		      m->mode == PROFILE_MODE_OFFCPU;
 
 	if (w->diff) {
 		uint64_t a = profile_total(w->p), b = profile_total2(w->p);
@@ -623,11 +626,14 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 		sb_adds(sb, ", ");
 		add_duration(sb, m->duration_ns);
 	}
-	if (m->present & PROFILE_META_FREQ)
+	/* Off-CPU time alone: no timer ran, nothing was sampled. */
+	if ((m->present & PROFILE_META_FREQ) && !offcpu)
 		sb_addf(sb, " at %" PRIu64 " Hz", m->freq);
 	if (m->present & PROFILE_META_CPUS)
 		sb_addf(sb, " on %" PRIu64 " CPU%s", m->cpus,
 			m->cpus == 1 ? "" : "s");
+	if (offcpu)
+		return;
 	if (m->present & PROFILE_META_DROPPED) {
 		sb_adds(sb, ", ");
 		add_grouped(sb, m->dropped);
