@@ -9,6 +9,7 @@
 # speedscope; the folded text's mode line read back; bad records refused;
 # record's options and summary, status's counters (tests/tool/recordargs.c,
 # recordsum.c, statusfmt.c). Every check compares exact values.
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
 source "$(dirname "$0")/../lib/common.sh"
 
 T=$BUILD/offcpu
