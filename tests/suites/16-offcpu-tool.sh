@@ -44,18 +44,18 @@ snap wall
 # Off-CPU only: no timer, so no on-CPU stacks.
 snap off 's/measure=wall/measure=offcpu/; s/samples=14 recorded=14/samples=0 recorded=0/; /periods=12 time=12000000\|periods=4 time=4000000/d'
 
-# fold: the mode line first; off-CPU stacks end in [off-cpu S|D|R], the
+# fold: the mode line first; off-CPU stacks end in [off-cpu:S|D|R], the
 # waker's frames after "--", leaf first, "_[w]"; values are ns (on-CPU:
 # 12 periods of 1 ms).
 cat >"$T/wall.want" <<'EOF'
 # flamestat: mode wall, values in ns
-app;[unknown]+0x2000;[unknown]+0x1000;do_nanosleep_[k];schedule_[k];[off-cpu S];--;try_to_wake_up_[w];hrtimer_wakeup_[w] 3000000000
-app;[unknown]+0x2000;[unknown]+0x1000;ext4_fsync [ext4]_[k];io_schedule_[k];schedule_[k];[off-cpu D] 1500000000
+app;[unknown]+0x2000;[unknown]+0x1000;do_nanosleep_[k];schedule_[k];[off-cpu:S];--;try_to_wake_up_[w];hrtimer_wakeup_[w] 3000000000
+app;[unknown]+0x2000;[unknown]+0x1000;ext4_fsync [ext4]_[k];io_schedule_[k];schedule_[k];[off-cpu:D] 1500000000
 app;[unknown]+0x2000;[unknown]+0x1000;vfs_read_[k] 12000000
-app;[unknown]+0x2000;[unknown]+0x3000;schedule_[k];[off-cpu R] 500000
+app;[unknown]+0x2000;[unknown]+0x3000;schedule_[k];[off-cpu:R] 500000
 app;[unknown]+0x4000 4000000
-app;[unknown]+0x4000;[off-cpu S] 750
-kworker/0:1;io_schedule_[k];schedule_[k];[off-cpu S] 249500000
+app;[unknown]+0x4000;[off-cpu:S] 750
+kworker/0:1;io_schedule_[k];schedule_[k];[off-cpu:S] 249500000
 EOF
 "$FS" fold "${env_opts[@]}" "$T/wall.fstat" >"$T/wall.folded" 2>"$T/wall.folded.err"
 same offcpu-fold-wall "$T/wall.want" "$T/wall.folded"
@@ -63,6 +63,14 @@ grep -v '^app;\[unknown\]+0x4000 \|vfs_read' "$T/wall.want" |
 	sed 's/mode wall/mode offcpu/' >"$T/off.want"
 "$FS" fold "${env_opts[@]}" "$T/off.fstat" >"$T/off.folded" 2>/dev/null
 same offcpu-fold-offcpu "$T/off.want" "$T/off.folded"
+
+# A waker stack cut at its depth: "[truncated]_[w]" at its root end, last,
+# as the module's text prints it.
+if snap wt 's/comm=app flags=off periods=3/comm=app flags=off,wt periods=3/'; then
+	"$FS" fold "${env_opts[@]}" "$T/wt.fstat" 2>/dev/null | grep 'hrtimer_wakeup' >"$T/wt.got"
+	echo 'app;[unknown]+0x2000;[unknown]+0x1000;do_nanosleep_[k];schedule_[k];[off-cpu:S];--;try_to_wake_up_[w];hrtimer_wakeup_[w];[truncated]_[w] 3000000000' >"$T/wt.want"
+	same offcpu-fold-waker-truncated "$T/wt.want" "$T/wt.got"
+fi
 
 # --header: the mode line, then the header with mode= and count=ns.
 "$FS" fold "${env_opts[@]}" --header "$T/wall.fstat" 2>/dev/null | head -2 >"$T/header.got"
@@ -74,7 +82,7 @@ same offcpu-fold-header "$T/header.want" "$T/header.got"
 
 # --no-annotate: no suffixes at all, the waker's neither.
 "$FS" fold "${env_opts[@]}" --no-annotate "$T/wall.fstat" 2>/dev/null | sed -n 2p >"$T/noann.got"
-echo 'app;[unknown]+0x2000;[unknown]+0x1000;do_nanosleep;schedule;[off-cpu S];--;try_to_wake_up;hrtimer_wakeup 3000000000' >"$T/noann.want"
+echo 'app;[unknown]+0x2000;[unknown]+0x1000;do_nanosleep;schedule;[off-cpu:S];--;try_to_wake_up;hrtimer_wakeup 3000000000' >"$T/noann.want"
 same offcpu-fold-no-annotate "$T/noann.want" "$T/noann.got"
 
 # Records without their time (modules before it) in a wall snapshot: the
@@ -94,9 +102,9 @@ printf '%s\n' 'app;[unknown]+0x2000;[unknown]+0x1000;vfs_read_[k] 12' \
 	'app;[unknown]+0x4000 4' >"$T/cpu.want"
 same offcpu-fold-cpu-unchanged "$T/cpu.want" "$T/cpunew.folded"
 same offcpu-fold-cpu-v1-header "$T/cpu.want" "$T/cpuv1.folded"
-# header_size (u16 at byte 6): the v1 header is 104 bytes (13 counters) shorter.
+# header_size (u16 at byte 6): the v1 header is 136 bytes (17 counters) shorter.
 hsize() { od -An -tu2 -j6 -N2 "$1" | tr -d ' '; }
-if [ $(( $(hsize "$T/cpunew.fstat") - $(hsize "$T/cpuv1.fstat") )) = 104 ]; then
+if [ $(( $(hsize "$T/cpunew.fstat") - $(hsize "$T/cpuv1.fstat") )) = 136 ]; then
 	pass offcpu-v1-header-size
 else
 	fail offcpu-v1-header-size "$(hsize "$T/cpunew.fstat") and $(hsize "$T/cpuv1.fstat")"
@@ -129,9 +137,9 @@ cat >"$T/report-off.want" <<'EOF'
 #
 #     Self    Total        Time  State     Function
     63.16%   63.16%      3.00 s  S         hrtimer_wakeup_[w]
-    31.58%   31.58%      1.50 s  D         [off-cpu D]
-     5.25%   68.41%      250 ms  S         [off-cpu S]
-     0.01%    0.01%      500 us  R         [off-cpu R]
+    31.58%   31.58%      1.50 s  D         [off-cpu:D]
+     5.25%   68.41%      250 ms  S         [off-cpu:S]
+     0.01%    0.01%      500 us  R         [off-cpu:R]
 # 10 more functions not shown (--limit, --min)
 EOF
 same offcpu-report-offcpu "$T/report-off.want" "$T/report-off.got"
@@ -175,10 +183,10 @@ hue() {
 		else if (c[3] > c[1] && c[3] > c[2]) print "blue"; else print "other"; exit }' "$T/palette.map"
 }
 got=""
-for n in 'vfs_read_[k]' '[unknown]+0x4000' '[off-cpu S]' '[off-cpu D]' 'io_schedule_[k]' 'kworker/0:1' 'try_to_wake_up_[w]'; do
+for n in 'vfs_read_[k]' '[unknown]+0x4000' '[off-cpu:S]' '[off-cpu:D]' 'io_schedule_[k]' 'kworker/0:1' 'try_to_wake_up_[w]'; do
 	got="$got $n=$(hue "$n")"
 done
-want=" vfs_read_[k]=hot [unknown]+0x4000=hot [off-cpu S]=blue [off-cpu D]=blue io_schedule_[k]=blue kworker/0:1=blue try_to_wake_up_[w]=aqua"
+want=" vfs_read_[k]=hot [unknown]+0x4000=hot [off-cpu:S]=blue [off-cpu:D]=blue io_schedule_[k]=blue kworker/0:1=blue try_to_wake_up_[w]=aqua"
 if [ "$got" = "$want" ]; then
 	pass offcpu-svg-hot-cold
 else
@@ -186,10 +194,10 @@ else
 fi
 # An explicit palette is the user's: no cold side.
 ( cd "$T" && rm -f palette.map && "$FS" svg --cp --colors hot "$T/off.folded" >/dev/null 2>&1 )
-if [ "$(hue '[off-cpu D]')" = hot ]; then
+if [ "$(hue '[off-cpu:D]')" = hot ]; then
 	pass offcpu-svg-colors-option
 else
-	fail offcpu-svg-colors-option "[off-cpu D] is $(hue '[off-cpu D]') with --colors hot"
+	fail offcpu-svg-colors-option "[off-cpu:D] is $(hue '[off-cpu:D]') with --colors hot"
 fi
 
 # speedscope: nanoseconds, the weights the folded text has.
@@ -210,7 +218,7 @@ if command -v go >/dev/null; then
 	check offcpu-pprof-wall-columns grep -qx 'samples/count wall/nanoseconds\[dflt\]' "$T/wall.raw"
 	check offcpu-pprof-wall-d grep -qE '^ +2 1500000000: ' "$T/wall.raw"
 	check offcpu-pprof-state grep -q 'state:\[D\]' "$T/wall.raw"
-	check offcpu-pprof-marker grep -qE '^ +[0-9]+: 0x0 \[off-cpu R\] ' "$T/wall.raw"
+	check offcpu-pprof-marker grep -qE '^ +[0-9]+: 0x0 \[off-cpu:R\] ' "$T/wall.raw"
 	"$FS" fold "${env_opts[@]}" -o "$T/off.pb.gz" "$T/off.fstat" 2>/dev/null
 	go tool pprof -raw -symbolize=none "$T/off.pb.gz" >"$T/off.raw" 2>&1
 	check offcpu-pprof-offcpu-columns grep -qx 'samples/count off-cpu/nanoseconds\[dflt\]' "$T/off.raw"
@@ -278,7 +286,7 @@ if gcc "${cflags[@]}" -o "$T/recordsum" "$TOP/tests/tool/recordsum.c" \
 
    1.0s  samples 0  recorded 0  dropped 0  stacks 0  blocks 12
 flamestat record: 8 off-CPU blocks in 0 stacks, 2.0 s on 2 CPUs; wrote out.svg
-flamestat record: off-CPU: 12 blocks, 8 recorded (5.25 s); not recorded: short 2, filtered 0, mode 0, no-slot 1, cpu-table-full 0, long-probe 0, unfinished 1 (min block 50 us)
+flamestat record: off-CPU: 12 blocks, 8 recorded (5.25 s); not recorded: short 2, filtered 0, mode 0, no-slot 1, cpu-table-full 0, long-probe 0, unfinished 1, table-full 0, evicted 0 (min block 50 us)
 flamestat record: warning: 1 off-CPU blocks were lost for want of room (no-slot: more tasks blocked at once than the module's offcpu_tasks=; cpu-table-full: pcpu_kb=; long-probe): load the module with larger ones
 flamestat record: note: 1 tasks were still blocked when the recording ended: their last block is not in the profile
 EOF
@@ -320,7 +328,8 @@ c, s, d = j["config"], j["stats"], j["offcpu_dropped"]
 assert (c["mode"], c["min_block_us"], c["waker"]) == ("wall", 50, True), c
 assert (s["offcpu_blocks"], s["offcpu_recorded"], s["offcpu_ns"]) == (12, 8, 5250000000), s
 assert d == {"short": 2, "filtered": 0, "mode": 0, "no-slot": 1,
-	     "cpu-table-full": 0, "long-probe": 0, "unfinished": 1}, d
+	     "cpu-table-full": 0, "long-probe": 0, "unfinished": 1,
+	     "table-full": 0, "evicted": 0}, d
 assert s["offcpu_blocks"] == s["offcpu_recorded"] + sum(d.values())
 EOF
 	then

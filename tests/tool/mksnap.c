@@ -323,6 +323,8 @@ static void do_stack(char **w, int n)
 		die("stack COUNT ...");
 	if (time && !periods)
 		die("time= needs periods=");
+	if (opt(w, n, "w") && !time)
+		die("w= needs time=: the waker's frames come after it");
 	nk = addrs(opt(w, n, "k"), k, FLAMESTAT_MAX_KERNEL_DEPTH);
 	nu = addrs(opt(w, n, "u"), u, FLAMESTAT_MAX_USER_DEPTH);
 	nw = addrs(opt(w, n, "w"), wk, FLAMESTAT_MAX_KERNEL_DEPTH);
@@ -342,15 +344,17 @@ static void do_stack(char **w, int n)
 		   (has_flag(f, "kthread") ? FLAMESTAT_STACKF_KERNEL_THREAD : 0) |
 		   (has_flag(f, "off") ? FLAMESTAT_STACKF_OFFCPU : 0) |
 		   (has_flag(f, "offd") ? FLAMESTAT_STACKF_OFF_D : 0) |
-		   (has_flag(f, "offr") ? FLAMESTAT_STACKF_OFF_R : 0);
+		   (has_flag(f, "offr") ? FLAMESTAT_STACKF_OFF_R : 0) |
+		   (has_flag(f, "wt") ? FLAMESTAT_STACKF_WAKER_TRUNCATED : 0);
 	comm_copy(r->comm, c ? c : "");
 	memcpy(r->frames, k, nk * 8);
 	memcpy(&r->frames[nk], u, nu * 8);
-	memcpy(&r->frames[nk + nu], wk, nw * 8);
 	if (periods)
-		r->frames[nk + nu + nw] = num(periods);
+		r->frames[nk + nu] = num(periods);
 	if (time)
-		r->frames[nk + nu + nw + 1] = num(time);
+		r->frames[nk + nu + 1] = num(time);
+	/* The waker's frames last: the record grew at its end. */
+	memcpy(&r->frames[nk + nu + 2], wk, nw * 8);
 }
 
 int main(void)

@@ -49,6 +49,8 @@ const char *fs_offdrop_name(int reason)
 		[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] = "cpu-table-full",
 		[FLAMESTAT_OFFDROP_PROBE] = "long-probe",
 		[FLAMESTAT_OFFDROP_UNFINISHED] = "unfinished",
+		[FLAMESTAT_OFFDROP_TABLE_FULL] = "table-full",
+		[FLAMESTAT_OFFDROP_EVICTED] = "evicted",
 	};
 
 	if (reason < 0 || reason >= FLAMESTAT_NR_OFFDROPS)

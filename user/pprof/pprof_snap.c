@@ -176,26 +176,27 @@ static int add_stack(struct snap_pprof *c, const struct snap_stack *st,
 	char off[16];
 
 	if (c->cap < nk + nu + nw + 5) {
-		/* two markers, the delimiter, [off-cpu S] and -- */
+		/* two markers, the delimiter, [off-cpu:S] and -- */
 		c->cap = nk + nu + nw + 5;
 		c->locs = xreallocarray(c->locs, c->cap, sizeof(*c->locs));
 	}
 	/*
 	 * Off-CPU stacks, leaf first as fold's lines reversed: the waker's
-	 * frames root first, "--", then "[off-cpu S]" above the stack's own.
+	 * frames root first, "--", then "[off-cpu:S]" above the stack's own.
 	 */
 	if (st->state) {
 		for (j = nw; j-- > 0;)
 			c->locs[n++] = kernel_location(c,
-				r->frames[r->nr_kernel + r->nr_user + j],
-				j > 0);
+				r->frames[r->nr_kernel + r->nr_user + 2 + j],
+				true);
 		if (nw)
 			c->locs[n++] = marker(c, PROFILE_WAKER_DELIM);
 		snprintf(off, sizeof(off), PROFILE_OFFCPU_FRAME, st->state);
 		c->locs[n++] = marker(c, off);
 	}
 	for (j = 0; j < nk; j++)
-		c->locs[n++] = kernel_location(c, r->frames[j], j > 0);
+		c->locs[n++] = kernel_location(c, r->frames[j],
+					       j > 0 || st->state);
 	if (nk && (r->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED))
 		c->locs[n++] = marker(c, "[truncated]");
 	if (fo->delimiter && nu && nk)

@@ -33,7 +33,9 @@ uint64_t fold_offcpu_lost(const struct flamestat_stats *st)
 	return st->offcpu_dropped[FLAMESTAT_OFFDROP_NO_SLOT] +
 	       st->offcpu_dropped[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] +
 	       st->offcpu_dropped[FLAMESTAT_OFFDROP_PROBE] +
-	       st->offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED];
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_TABLE_FULL] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_EVICTED];
 }
 
 void fold_meta(const struct snapshot *s, struct profile_meta *m)
@@ -312,11 +314,11 @@ static const char *kernel_frame(const struct snapshot *s,
 }
 
 /*
- * What follows an off-CPU stack's leaf: "[off-cpu S]" (D, R), then with
+ * What follows an off-CPU stack's leaf: "[off-cpu:S]" (D, R), then with
  * the waker's kernel stack "--" and its frames leaf first, so that its
  * root ends on top as in bcc's offwaketime, each suffixed "_[w]" where
  * kernel frames have "_[k]" (FlameGraph's chain palette colours them).
- * Into @out (room for nr_waker + 2); the names live in @sb until the
+ * Into @out (room for nr_waker + 3); the names live in @sb until the
  * next call. Returns how many.
  */
 static size_t offcpu_frames(const struct snapshot *s, struct symbolizer *sym,
@@ -331,9 +333,10 @@ static size_t offcpu_frames(const struct snapshot *s, struct symbolizer *sym,
 	sb_reset(sb);
 	sb_addf(sb, PROFILE_OFFCPU_FRAME, st->state);
 	sb_add(sb, "", 1);
-	base = (size_t)r->nr_kernel + r->nr_user;
+	/* After the periods and the time; every one a return address. */
+	base = (size_t)r->nr_kernel + r->nr_user + 2;
 	for (j = 0; j < nw; j++) {
-		const char *k = kernel_frame(s, sym, r->frames[base + j], j > 0);
+		const char *k = kernel_frame(s, sym, r->frames[base + j], true);
 		size_t len = strlen(k);
 
 		off[j] = sb->len;
@@ -351,6 +354,9 @@ static size_t offcpu_frames(const struct snapshot *s, struct symbolizer *sym,
 		out[n++] = PROFILE_WAKER_DELIM;
 	for (j = 0; j < nw; j++)
 		out[n++] = sb->buf + off[j];
+	/* Cut at its root end, which comes last (the module's text too). */
+	if (nw && (r->flags & FLAMESTAT_STACKF_WAKER_TRUNCATED))
+		out[n++] = o->annotate ? "[truncated]_[w]" : "[truncated]";
 	free(off);
 	return n;
 }
@@ -453,7 +459,9 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 			frames[n++] = o->annotate ? "[truncated]_[k]" :
 				      "[truncated]";
 		for (j = nk; j-- > 0;)
-			frames[n++] = kernel_frame(s, sym, r->frames[j], j > 0);
+			/* Off-CPU stacks start at a return into __schedule. */
+			frames[n++] = kernel_frame(s, sym, r->frames[j],
+						   j > 0 || s->stacks[i].state);
 		if (s->stacks[i].state)
 			n += offcpu_frames(s, sym, o, &s->stacks[i], &waker,
 					   &frames[n]);

@@ -22,7 +22,7 @@ struct fold_opts {
  * Adds every stack of @s to @p, root first: [cpu-N;]comm[-PID];
  * [truncated;]user frames;[-;][truncated_[k];]kernel frames, counting
  * its periods, its samples kept beside (profile_add_sampled()). Off-CPU
- * stacks end in [off-cpu S] (D, R) and with their waker's stack in
+ * stacks end in [off-cpu:S] (D, R) and with their waker's stack in
  * --;waker frames_[w], leaf first; off-CPU and wall-clock snapshots count
  * every stack's time in ns. Sets @p's metadata from the snapshot header.
  * Returns 0, or -1 after reporting.

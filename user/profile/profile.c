@@ -540,8 +540,8 @@ bool profile_meta_timed(const struct profile_meta *m)
 
 char profile_offcpu_state(const char *name, size_t len)
 {
-	/* "[off-cpu X]": 11 bytes, X at 9. */
-	if (len != 11 || memcmp(name, "[off-cpu ", 9) || name[10] != ']')
+	/* "[off-cpu:X]": 11 bytes, X at 9. */
+	if (len != 11 || memcmp(name, "[off-cpu:", 9) || name[10] != ']')
 		return 0;
 	if (name[9] == 'S' || name[9] == 'D' || name[9] == 'R')
 		return name[9];

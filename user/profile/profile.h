@@ -94,7 +94,7 @@ enum profile_unit {
 
 /*
  * What was measured (struct flamestat_config.mode): CPU time, time off a
- * CPU, or both (wall-clock time). Off-CPU stacks end in an "[off-cpu S]"
+ * CPU, or both (wall-clock time). Off-CPU stacks end in an "[off-cpu:S]"
  * frame (PROFILE_OFFCPU_FRAME), S, D or R their state.
  */
 enum profile_mode {
@@ -109,10 +109,10 @@ const char *profile_mode_name(enum profile_mode m);
 int profile_mode_parse(const char *name, size_t len, enum profile_mode *m);
 
 /*
- * The frame after an off-CPU stack's leaf: "[off-cpu S]", D, R; then,
+ * The frame after an off-CPU stack's leaf: "[off-cpu:S]", D, R; then,
  * with the waker's stack, "--" and its frames suffixed "_[w]".
  */
-#define PROFILE_OFFCPU_FRAME	"[off-cpu %c]"
+#define PROFILE_OFFCPU_FRAME	"[off-cpu:%c]"
 #define PROFILE_WAKER_DELIM	"--"
 /* 'S', 'D' or 'R' when @name (len bytes) is such a frame; else 0. */
 char profile_offcpu_state(const char *name, size_t len);

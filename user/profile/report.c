@@ -83,7 +83,7 @@ static void columns_of(const struct profile *p, struct columns *c)
 
 /*
  * The STATE_* bit of each stack of a time profile: off-CPU stacks have an
- * "[off-cpu S]" frame (the waker's frames follow it). Caller frees.
+ * "[off-cpu:S]" frame (the waker's frames follow it). Caller frees.
  */
 static unsigned int *stack_states(const struct profile *p)
 {

@@ -218,10 +218,13 @@ static int parse_stack(struct parser *p, const void *rec, size_t size)
 
 	if (size < sizeof(*r))
 		return perr(p, "bad STACK record");
-	nf = (uint64_t)r->nr_kernel + r->nr_user + r->nr_waker;
+	nf = (uint64_t)r->nr_kernel + r->nr_user;
 	words = (size - sizeof(*r)) / 8;
 	if (words < nf || !r->count)
 		return perr(p, "bad STACK record");
+	/* The waker's frames come after the periods and the time. */
+	if (r->nr_waker && words < nf + 2 + r->nr_waker)
+		return perr(p, "bad STACK record (waker frames past its end)");
 	if (stack_state(p, r->flags, &state))
 		return -1;
 	/* Waker frames belong to off-CPU stacks, which have their time. */

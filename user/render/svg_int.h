@@ -19,7 +19,7 @@ enum {
 	FG_WAKER = 1,		/* below a "--" frame (chain palette) */
 	/*
 	 * Off-CPU and wall-clock profiles: some of the time under this frame
-	 * is on a CPU (a stack without an "[off-cpu S]" frame goes through it).
+	 * is on a CPU (a stack without an "[off-cpu:S]" frame goes through it).
 	 * Frames without it are all off-CPU time, drawn cold.
 	 */
 	FG_ONCPU = 2,

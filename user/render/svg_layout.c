@@ -111,7 +111,7 @@ static bool is_separator(const struct profile *p, uint32_t id)
 	       !memcmp(profile_name(p, id), "--", 2);
 }
 
-/* Does @s go through an "[off-cpu S]" frame? */
+/* Does @s go through an "[off-cpu:S]" frame? */
 static bool is_offcpu(const struct profile *p, const struct profile_stack *s)
 {
 	size_t i;
