@@ -27,11 +27,18 @@
 /* The rate falls at most to 1/256 of the frequency (about 4 Hz at 997). */
 #define FST_SKIP_MAX	256
 
-/*
- * Hard-irq or the scheduler (off-CPU probes): does @task belong to a
- * configured process (or its subtree)? Both run with preemption off, an
- * RCU-sched read side: no rcu_read_unlock() inside the scheduler, which
- * with preemptible RCU may want to report to the scheduler itself.
+/**
+ * fst_pid_match() - does a task belong to a configured process or subtree?
+ * @cfg: the configuration, with nr_pids > 0
+ * @task: the task
+ *
+ * Both callers run with preemption off, an RCU-sched read side: no
+ * rcu_read_unlock() inside the scheduler, which with preemptible RCU may
+ * want to report to the scheduler itself.
+ *
+ * Context: hard-irq (the timer) or the scheduler (off-CPU probes).
+ * Return: true if @task's process, or with CFG_PID_TREE an ancestor's, is
+ * in @cfg's pids.
  */
 bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 {

@@ -411,6 +411,8 @@ chain_named() {
 	check "$1: chain exits 0" wl_wait
 	fs_read "$FS_TMP/named.folded"
 	grep '^chain;' "$FS_TMP/named.folded" | fs_symbolize >"$FS_TMP/named.sym"
+	# Which of chain's stacks were not named, when some are not.
+	artifact "$FS_TMP/named.sym" "named-$(echo "$1" | tr -c 'a-zA-Z0-9\n' '_').sym"
 	_t=$(fs_sum "$FS_TMP/named.sym" '^chain;')
 	_n=$(fs_sum "$FS_TMP/named.sym" '^chain;(.*;)?main;outer;middle;hot_leaf(;[^;]*_\[k\])*$')
 	log "$1: chain $_t samples, $_n named"
