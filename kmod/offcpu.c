@@ -7,7 +7,9 @@
  * the time. When it switches in again (sched_switch, its next, on any CPU),
  * the slot's stack is counted in that CPU's active table, its weight the
  * nanoseconds in between, and the slot is freed. With CFG_WAKER the task
- * that wakes it (sched_wakeup) adds its own kernel stack to the slot.
+ * that wakes it (sched_waking, in the waker's own context: sched_wakeup
+ * fires on the wakee's CPU when the wakeup is queued there) adds its own
+ * kernel stack to the slot.
  *
  * Slots are found by task through a hash of chains, each bucket under one
  * of a few raw spinlocks: a task's switch-out, its wakeup and its switch-in
@@ -88,7 +90,7 @@ struct fst_tp {
 };
 
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
-static struct fst_tp fst_tp_wakeup = { .name = "sched_wakeup" };
+static struct fst_tp fst_tp_wakeup = { .name = "sched_waking" };
 
 static struct fst_offslot *fst_off_slot(struct fst_offcpu *o, u32 i)
 {
@@ -361,7 +363,7 @@ static void fst_off_switch(void *data, bool preempt, struct task_struct *prev,
 }
 
 /*
- * sched_wakeup probe: the waker, in try_to_wake_up() with the wakee's
+ * sched_waking probe: the waker, in try_to_wake_up() with the wakee's
  * pi_lock held, interrupts off; must not sleep, allocate or take sleeping
  * locks. The waker's kernel stack goes into the wakee's slot, if it has
  * one; it is walked outside the bucket lock, so the slot is looked up
@@ -455,7 +457,7 @@ int fst_offcpu_init(void)
 {
 	for_each_kernel_tracepoint(fst_find_tp, NULL);
 	if (!fst_tp_switch.tp || !fst_tp_wakeup.tp)
-		pr_info("no sched_switch or sched_wakeup tracepoint: off-CPU time is not measured\n");
+		pr_info("no sched_switch or sched_waking tracepoint: off-CPU time is not measured\n");
 	return 0;
 }
 
