@@ -28,6 +28,10 @@
  *                                     microseconds (100), for min_block_us
  *   spin    off-spin                  spin_work: ~-w MS of CPU, then
  *                                     spin_sleep: nanosleep of 10 ms (wall)
+ *   storm   off-storm                 storm_read: a pipe ping-pong with no
+ *                                     pause, one pair of threads per CPU
+ *                                     (at most 8): context switches as
+ *                                     fast as the CPUs go
  *
  * The blocking system calls are made with the syscall instruction in the
  * named function itself, so that function is the user leaf of its
@@ -51,10 +55,12 @@
  * (near) and must keep (over). life_ns is the thread's lifetime from its
  * first instruction to its last, cpu_ns its CPU time.
  *
- *   offcpu [-p PARTS] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]
+ *   offcpu [-k] [-p PARTS] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]
  *
  * PARTS: comma-separated (default sleep,pipe,mutex); SECONDS: how long
- * each part runs (default 2); -l: iterations per part instead.
+ * each part runs (default 2); -l: iterations per part instead. -k: after
+ * the truth, print "end" and wait until killed (profilers that read the
+ * process's maps when they stop still find it).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,7 +69,7 @@
 
 #include "common.h"
 
-#define USAGE "offcpu [-p sleep,pipe,mutex,disk,direct,short,spin] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]"
+#define USAGE "offcpu [-k] [-p sleep,pipe,mutex,disk,direct,short,spin,storm] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]"
 #define MS 1000000ULL
 #define IO_SIZE (256UL << 10)
 #define MAX_FUNCS 32
@@ -526,6 +532,76 @@ static void part_spin(const char *comm)
 	}
 }
 
+/* ---- a switch storm ---- */
+
+struct storm_side {
+	int rd, wr, first;
+	pthread_t tid;
+};
+
+NOINLINE long storm_read(int fd, char *c)
+{
+	FORCE_FRAME();
+	return sys3(SYS_read, fd, (long)c, 1);
+}
+
+NOINLINE long storm_write(int fd, char c)
+{
+	FORCE_FRAME();
+	return sys3(SYS_write, fd, (long)&c, 1);
+}
+
+static void *storm_thread(void *arg)
+{
+	struct storm_side *s = arg;
+	struct func *f = func_new("storm_read", "off-storm", "S");
+	unsigned long i;
+	struct t0 t;
+	char c = 's';
+
+	pthread_setname_np(pthread_self(), "off-storm");
+	for (i = 0; c != 'q'; i++) {
+		if (s->first)
+			c = more(i) ? 's' : 'q';
+		if ((s->first || i) && storm_write(s->wr, c) != 1)
+			exit(1);
+		if (c == 'q')
+			break;
+		t = t_start();
+		if (storm_read(s->rd, &c) != 1)
+			exit(1);
+		t_end(f, t);
+	}
+	/* The side that did not start answers the last 'q' it read. */
+	if (!s->first)
+		storm_write(s->wr, 'q');
+	return NULL;
+}
+
+static void part_storm(const char *comm)
+{
+	static struct storm_side sides[16];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int a[2], b[2], i, pairs = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+
+	for (i = 0; i < pairs; i++) {
+		if (pipe(a) || pipe(b)) {
+			perror("offcpu: pipe");
+			exit(1);
+		}
+		sides[2 * i] = (struct storm_side){ .rd = b[0], .wr = a[1], .first = 1 };
+		sides[2 * i + 1] = (struct storm_side){ .rd = a[0], .wr = b[1], .first = 0 };
+	}
+	for (i = 0; i < 2 * pairs; i++)
+		if (pthread_create(&sides[i].tid, NULL, storm_thread, &sides[i])) {
+			perror("offcpu: pthread_create");
+			exit(1);
+		}
+	for (i = 0; i < 2 * pairs; i++)
+		pthread_join(sides[i].tid, NULL);
+	(void)comm;
+}
+
 /* ---- main ---- */
 
 static const struct {
@@ -541,6 +617,7 @@ static const struct {
 	{ "direct", "off-direct", part_direct },
 	{ "short", "off-short", part_short },
 	{ "spin", "off-spin", part_spin },
+	{ "storm", "off-storm", part_storm },
 };
 #define NR_TABLE (sizeof(table) / sizeof(table[0]))
 
@@ -564,10 +641,11 @@ int main(int argc, char **argv)
 	const char *want = "sleep,pipe,mutex";
 	unsigned long long duration = 2000000000ULL;
 	unsigned int i, n = 0;
-	int opt;
+	int opt, keep = 0;
 
-	while ((opt = getopt(argc, argv, "p:f:t:s:w:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "kp:f:t:s:w:l:")) != -1) {
 		switch (opt) {
+		case 'k': keep = 1; break;
 		case 'p': want = optarg; break;
 		case 'f': file = optarg; break;
 		case 't': threshold_ns = parse_count(optarg, 60000000, USAGE) * 1000ULL; break;
@@ -621,5 +699,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_threads; i++)
 		printf("thread %s life_ns=%llu cpu_ns=%llu\n", threads[i].comm,
 		       threads[i].life, threads[i].cpu);
+	if (keep) {
+		printf("end\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	return 0;
 }
