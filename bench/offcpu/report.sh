@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The tables of bench-offcpu from the guest's result lines (Markdown).
+#
+#   report.sh accuracy RESULTS "PROFILERS"   (@@OFFCPU lines)
+#   report.sh cost RESULTS "PROFILERS"       (@@OFFCOST lines)
+set -u
+kind=$1 results=$2 profilers=$3
+
+case "$kind" in
+accuracy)
+	awk -v profs="$profilers" '
+	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	$1 == "@@OFFCPU" {
+		p = kv("prof"); f = kv("func")
+		if (!(f in seen)) { seen[f] = 1; order[++n] = f; comm[f] = kv("comm") }
+		truth[p, f] = kv("truth_ns"); got[p, f] = kv("tool_ns"); calls[p, f] = kv("calls")
+		st[p, f] = kv("state"); ran[p] = 1
+	}
+	END {
+		np = split(profs, pr, " ")
+		h = "| function (thread) | calls | truth, no profiler |"; s = "|---|---:|---:|"
+		for (j = 1; j <= np; j++) { h = h " " pr[j] " |"; s = s "---:|" }
+		print h; print s
+		for (i = 1; i <= n; i++) {
+			f = order[i]
+			line = sprintf("| %s (%s) | %s | %.1f |", f, comm[f], calls["none", f], truth["none", f] / 1e6)
+			for (j = 1; j <= np; j++) {
+				p = pr[j]
+				if (!ran[p] || !((p, f) in truth)) { line = line " - |"; continue }
+				t = truth[p, f]; g = got[p, f]
+				d = t > 0 ? sprintf("%+.1f%%", 100 * (g - t) / t) : "?"
+				line = line sprintf(" %.1f of %.1f (%s)%s |", g / 1e6, t / 1e6, d, st[p, f] != "" ? " " st[p, f] : "")
+			}
+			print line
+		}
+	}' "$results"
+	echo
+	echo "Each profiler's cell: its off-CPU ms of the function, of the truth of its own run"
+	echo "(in brackets: the difference); flamestat's also gives the task states of that time."
+	echo "\"-\": the profiler did not run (see below)." ;;
+cost)
+	awk -v profs="$profilers" '
+	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	$1 == "@@OFFCOST" { p = kv("prof"); e[p] += kv("elapsed_ns"); s[p] += kv("switches"); r[p]++ }
+	END {
+		print "| profiler | switches/s | ns per switch | added per switch |"
+		print "|---|---:|---:|---:|"
+		np = split("none " profs, pr, " ")
+		base = s["none"] ? e["none"] / s["none"] : 0
+		for (j = 1; j <= np; j++) {
+			p = pr[j]
+			if (!r[p] || !s[p]) { printf "| %s | - | - | - |\n", p; continue }
+			per = e[p] / s[p]
+			printf "| %s | %.0f | %.0f | %s |\n", p, s[p] / (e[p] / 1e9), per,
+				p == "none" ? "" : sprintf("%+.0f ns", per - base)
+		}
+	}' "$results" ;;
+*)
+	echo "report.sh: accuracy or cost" >&2
+	exit 2 ;;
+esac
