@@ -83,6 +83,13 @@ start_flamestat() {
 			err "prof=flamestat: insmod flamestat.ko mode=offcpu: $(head -c 200 "$W/flamestat.err") $(dmesg | tail -n 3 | tr '\n' ' ')"
 			return 1
 		fi
+		# A module without off-CPU support ignores mode= (an unknown
+		# parameter) and samples CPU time.
+		if ! grep -q '^offcpu_blocks ' /sys/class/misc/flamestat/stats; then
+			err "prof=flamestat: this module has no off-CPU mode ($(dmesg | grep -m1 "unknown parameter 'mode'" | sed 's/^\[[^]]*\] //'))"
+			rmmod flamestat
+			return 1
+		fi
 	fi
 }
 

@@ -10,7 +10,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-fs_load mode=offcpu
+fs_load_offcpu mode=offcpu
 check "sampling at load" sh -c "grep -q '^running 1$' $FS_STATS"
 out="$FS_TMP/truth"
 check "offcpu runs" sh -c "$FS_WL/offcpu -p sleep,pipe,mutex 4 >$out"

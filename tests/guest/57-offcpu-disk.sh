@@ -17,7 +17,7 @@ losetup /dev/loop0 "$FS_TMP/disk.img" || die "losetup /dev/loop0 (loop module: $
 dev=/dev/loop0
 cleanup_loop() { losetup -d "$dev" 2>/dev/null; }
 
-fs_load mode=offcpu
+fs_load_offcpu mode=offcpu
 out="$FS_TMP/truth"
 check "offcpu -p disk,direct runs" sh -c "$FS_WL/offcpu -p disk,direct -f $dev 4 >$out"
 sed 's/^/#   /' "$out"

@@ -10,7 +10,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-fs_load mode=offcpu min_block_us=2000
+fs_load_offcpu mode=offcpu min_block_us=2000
 out="$FS_TMP/truth"
 check "offcpu -p sleep,short runs" sh -c "$FS_WL/offcpu -p sleep,short -t 2000 -s 100 3 >$out"
 sed 's/^/#   /' "$out"

@@ -25,7 +25,7 @@ waked() {
 		END { printf "%.0f\n", t }' "$1"
 }
 
-fs_load mode=offcpu waker=1
+fs_load_offcpu mode=offcpu waker=1
 out="$FS_TMP/truth"
 check "offcpu -p sleep,pipe runs" sh -c "$FS_WL/offcpu -p sleep,pipe 3 >$out"
 sed 's/^/#   /' "$out"

@@ -10,7 +10,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-fs_load mode=wall freq=4999
+fs_load_offcpu mode=wall freq=4999
 out="$FS_TMP/truth"
 check "offcpu -p spin,sleep,pipe runs" sh -c "$FS_WL/offcpu -p spin,sleep,pipe 4 >$out"
 sed 's/^/#   /' "$out"

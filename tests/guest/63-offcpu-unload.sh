@@ -18,6 +18,8 @@
 
 CYCLES=$(fs_size 30 300 100)
 
+fs_load_offcpu mode=offcpu
+fs_unload || die "unload"
 for p in mode=3 mode=cpux "mode=offcpu offcpu_tasks=0"; do
 	# shellcheck disable=SC2086 # several parameters
 	if insmod "$FS_KO" $p 2>/dev/null; then

@@ -375,6 +375,15 @@ fs_symbolize() {
 
 # ---- off-CPU time (mode=offcpu|wall; tests/workloads/offcpu) ----
 
+# fs_load_offcpu PARAM=VALUE...: fs_load, then die unless the module
+# measures off-CPU time (its stats have offcpu_blocks): a module without
+# it ignores mode= as an unknown parameter and samples CPU time.
+fs_load_offcpu() {
+	fs_load "$@"
+	grep -q '^offcpu_blocks ' "$FS_STATS" ||
+		die "the module has no off-CPU support (no offcpu_blocks in $FS_STATS; loaded with $*)"
+}
+
 # fs_off_ns FILE COMM FUNC [STATE]: the ns of the folded (symbolized) lines
 # of thread COMM whose stack has the frame FUNC (user or kernel), in the
 # off-CPU state STATE (S, D or R: the [off-cpu X] frame) when given, else
