@@ -103,7 +103,7 @@ report="$OUT/offcpu-report.md"
 	echo
 	measured_on
 	echo "$((SECONDS - t_start)) s for the whole run; one vCPU under -icount shift=0."
-	if grep -q '^@@OFFCPU ' "$results"; then
+	if grep -q '^@@BENCH-OFFCPU ' "$results"; then
 		echo
 		echo "## Off-CPU time per blocking function against the truth"
 		echo
@@ -114,7 +114,7 @@ report="$OUT/offcpu-report.md"
 		echo
 		"$TOP/bench/offcpu/report.sh" accuracy "$results" "$profilers"
 	fi
-	if grep -q '^@@OFFCOST ' "$results"; then
+	if grep -q '^@@BENCH-OFFCOST ' "$results"; then
 		echo
 		echo "## Cost per context switch"
 		echo

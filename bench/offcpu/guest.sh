@@ -9,10 +9,10 @@
 #   the profiler's off-CPU time (the stacks of the function's thread that
 #   name the function) against that run's truth (the workload's own wall
 #   minus CPU time in the calls):
-#     @@OFFCPU prof=P func=F comm=C truth_ns=T calls=N tool_ns=X [state=S]
+#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T calls=N tool_ns=X [state=S]
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
-#     @@OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
+#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
 # A profiler that cannot run: "@@BENCH-ERROR ...", and what it printed.
 #
 # Set by the generated test: BENCH_DIR (timeit), OFF_SECONDS, OFF_LOOPS,
@@ -232,7 +232,7 @@ accuracy_run() { # PROF
 			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
 			[ "$PROF" = flamestat ] && st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")"
 		fi
-		echo "@@OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off calls=$calls tool_ns=$got$st"
+		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off calls=$calls tool_ns=$got$st"
 	done
 }
 
@@ -252,7 +252,7 @@ cost_run() { # PROF REP
 	t1=$(now_ns)
 	c1=$(ctxt)
 	[ "$PROF" != none ] && "stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
-	echo "@@OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS"
+	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS"
 }
 
 # ---- main ----

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The tables of bench-offcpu from the guest's result lines (Markdown).
 #
-#   report.sh accuracy RESULTS "PROFILERS"   (@@OFFCPU lines)
-#   report.sh cost RESULTS "PROFILERS"       (@@OFFCOST lines)
+#   report.sh accuracy RESULTS "PROFILERS"   (@@BENCH-OFFCPU lines)
+#   report.sh cost RESULTS "PROFILERS"       (@@BENCH-OFFCOST lines)
 set -u
 kind=$1 results=$2 profilers=$3
 
@@ -11,7 +11,7 @@ case "$kind" in
 accuracy)
 	awk -v profs="$profilers" '
 	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
-	$1 == "@@OFFCPU" {
+	$1 == "@@BENCH-OFFCPU" {
 		p = kv("prof"); f = kv("func")
 		if (!(f in seen)) { seen[f] = 1; order[++n] = f; comm[f] = kv("comm") }
 		truth[p, f] = kv("truth_ns"); got[p, f] = kv("tool_ns"); calls[p, f] = kv("calls")
@@ -42,7 +42,7 @@ accuracy)
 cost)
 	awk -v profs="$profilers" '
 	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
-	$1 == "@@OFFCOST" { p = kv("prof"); e[p] += kv("elapsed_ns"); s[p] += kv("switches"); r[p]++ }
+	$1 == "@@BENCH-OFFCOST" { p = kv("prof"); e[p] += kv("elapsed_ns"); s[p] += kv("switches"); r[p]++ }
 	END {
 		print "| profiler | switches/s | ns per switch | added per switch |"
 		print "|---|---:|---:|---:|"
