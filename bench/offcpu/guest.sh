@@ -234,6 +234,13 @@ accuracy_run() { # PROF
 		fi
 		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off calls=$calls tool_ns=$got$st"
 	done
+	# The workload's off-CPU time a profiler kept without a stack: bcc's
+	# "[Missed Kernel Stack]" / "[Missed User Stack]" (its stack map
+	# full, or a hash collision).
+	if [ "$PROF" != none ]; then
+		awk -v p="$PROF" '/^off-/ { v = $NF; t += v; if ($0 ~ /\[Missed (Kernel|User) Stack\]/) m += v }
+			END { printf "@@BENCH-OFFLOST prof=%s total_ns=%.0f missed_ns=%.0f\n", p, t, m }' "$W/$PROF.folded"
+	fi
 }
 
 # ---- cost ----

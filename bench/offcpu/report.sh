@@ -38,7 +38,9 @@ accuracy)
 	echo
 	echo "Each profiler's cell: its off-CPU ms of the function, of the truth of its own run"
 	echo "(in brackets: the difference); flamestat's also gives the task states of that time."
-	echo "\"-\": the profiler did not run (see below)." ;;
+	echo "\"-\": the profiler did not run (see below)."
+	awk '$1 == "@@BENCH-OFFLOST" { split($2, p, "="); split($3, t, "="); split($4, m, "=")
+		if (m[2] > 0) printf "\n%s kept %.1f ms of the workload'"'"'s %.1f ms off-CPU with a stack it had lost (\"[Missed ... Stack]\": %.1f%%).\n", p[2], m[2] / 1e6, t[2] / 1e6, 100 * m[2] / t[2] }' "$results" ;;
 cost)
 	awk -v profs="$profilers" '
 	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
