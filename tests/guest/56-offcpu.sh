@@ -27,10 +27,11 @@ grep -v '^#' "$FS_TMP/off.folded" | fs_symbolize >"$FS_TMP/off.sym"
 artifact "$FS_TMP/off.sym"
 grep '^off-' "$FS_TMP/off.sym" | sort -t' ' -k2 -n -r | head -n 12 | sed 's/^/#   /'
 
-# Every line ends in a state frame: [off-cpu S|D|R] (before any waker).
+# Every line ends in a state frame, [off-cpu:S] (D, R; "[off-cpu S]" in
+# the issue's first spelling), before any waker part.
 bad=$(awk '{s = $0; sub(/ [0-9]+$/, "", s); sub(/;--;.*/, "", s)
-	if (s !~ /;\[off-cpu [SDR]\]$/) n++} END {print n + 0}' "$FS_TMP/off.sym")
-expect_eq "every stack ends in [off-cpu S|D|R]" "$bad" 0
+	if (s !~ /;\[off-cpu[ :][SDR]\]$/) n++} END {print n + 0}' "$FS_TMP/off.sym")
+expect_eq "every stack ends in its state frame, [off-cpu:S|D|R]" "$bad" 0
 expect_eq "no timer samples in offcpu mode" "$(fs_stat samples)" 0
 expect_eq "no waker part without waker=1" "$(grep -c ';--;' "$FS_TMP/off.sym")" 0
 

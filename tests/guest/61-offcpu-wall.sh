@@ -29,7 +29,7 @@ artifact "$FS_TMP/wall.sym"
 on_off() {
 	awk -v c="$2" '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/;--;.*/, "", s)
 		if (substr(s, 1, length(c) + 1) != c ";") next
-		if (s ~ /;\[off-cpu [SDR]\]$/) off += v; else on += v }
+		if (s ~ /;\[off-cpu[ :][SDR]\]$/) off += v; else on += v }
 		END { printf "%.0f %.0f\n", on, off }' "$1"
 }
 

@@ -386,7 +386,8 @@ fs_load_offcpu() {
 
 # fs_off_ns FILE COMM FUNC [STATE]: the ns of the folded (symbolized) lines
 # of thread COMM whose stack has the frame FUNC (user or kernel), in the
-# off-CPU state STATE (S, D or R: the [off-cpu X] frame) when given, else
+# off-CPU state STATE (S, D or R: the [off-cpu:X] frame, or [off-cpu X])
+# when given, else
 # in any state. Waker frames (after "--") are not looked at.
 fs_off_ns() {
 	awk -v c="$2" -v f="$3" -v st="${4:-}" '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s)
