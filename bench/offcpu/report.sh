@@ -56,6 +56,18 @@ cost)
 			per = e[p] / s[p]
 			printf "| %s | %.0f | %.0f | %s |\n", p, s[p] / (e[p] / 1e9), per,
 				p == "none" ? "" : sprintf("%+.0f ns", per - base)
+			if (p != "none") add[p] = per - base
+		}
+		# The issue asks flamestat to cost less per switch than the others.
+		if (("flamestat" in add) && base) {
+			v = ""
+			for (j = 1; j <= np; j++) {
+				p = pr[j]
+				if (p == "none" || p == "flamestat" || !(p in add)) continue
+				v = v sprintf("%s%s than %s (%+.0f ns)", v == "" ? "" : ", ",
+					add["flamestat"] < add[p] ? "less" : "not less", p, add[p])
+			}
+			if (v != "") printf "\nflamestat adds %+.0f ns per switch: %s.\n", add["flamestat"], v
 		}
 	}' "$results" ;;
 *)
