@@ -4,8 +4,14 @@
 # (mode=offcpu): the offcpu workload writing a loop device (its backing
 # file in tmpfs, so the I/O is the loop worker's), buffered writes then
 # fsync (disk_fsync: waits for writeback) and O_DIRECT writes
-# (direct_write: waits for the bio). Their off-CPU time must be within 5%
-# of the workload's own measure, and mostly in state D.
+# (direct_write: waits for the bio). Their off-CPU time must lie between
+# the workload's two measures of it, 5% allowed on each side: its wall
+# minus CPU time in the calls (the off-CPU time, as in the other tests)
+# and its wall time in them (an upper bound); and mostly in state D.
+# (Both: in the rootfs benchmark, on one vCPU, bcc and perf found up to
+# 27% more than wall minus CPU in fsync, never more than the wall time:
+# the thread's CPU clock is not exact around I/O wakeups; on this guest's
+# loop device fsync is 93% off-CPU, so the bounds are close.)
 # timeout: 180
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -41,7 +47,10 @@ for f in disk_fsync:off-disk direct_write:off-direct; do
 	log "$fn ($comm): $calls calls, truth $truth ns off-CPU, flamestat $got ns ($d ns in D)"
 	# (a loop worker's copy of 256 KiB takes tens of microseconds at least)
 	expect_ge "$fn: the workload waited for the device" "$truth" 20000000
-	expect_within "$fn: off-CPU time is the workload's own" "$got" "$truth" 5
+	wall=$(fs_truth "$out" "$fn" wall_ns)
+	log "$fn: between $truth (wall - CPU) and $wall (wall) ns"
+	expect_ge "$fn: off-CPU time >= 95% of wall minus CPU (x100 vs x95)" $((got * 100)) $((truth * 95))
+	expect_le "$fn: off-CPU time <= 105% of the wall time in the calls (x100 vs x105)" $((got * 100)) $((wall * 105))
 	expect_ge "$fn: >= 90% in state D (x100 vs x90)" $((d * 100)) $((got * 90))
 done
 # Buffered writes to the page cache seldom block; whatever they did is
