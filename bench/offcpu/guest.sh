@@ -9,7 +9,8 @@
 #   the profiler's off-CPU time (the stacks of the function's thread that
 #   name the function) against that run's truth (the workload's own wall
 #   minus CPU time in the calls):
-#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T calls=N tool_ns=X [state=S]
+#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T wall_ns=W calls=N tool_ns=X
+#                    [state=S]
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
 #     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
@@ -227,12 +228,13 @@ accuracy_run() { # PROF
 		comm=$(echo "$rest" | sed -n 's/.*comm=\([^ ]*\).*/\1/p')
 		off=$(echo "$rest" | sed -n 's/.* off_ns=\([0-9]*\).*/\1/p')
 		calls=$(echo "$rest" | sed -n 's/.* calls=\([0-9]*\).*/\1/p')
+		wall=$(echo "$rest" | sed -n 's/.* wall_ns=\([0-9]*\).*/\1/p')
 		got=0 st=""
 		if [ "$PROF" != none ]; then
 			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
 			[ "$PROF" = flamestat ] && st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")"
 		fi
-		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off calls=$calls tool_ns=$got$st"
+		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls tool_ns=$got$st"
 	done
 	# The workload's off-CPU time a profiler kept without a stack: bcc's
 	# "[Missed Kernel Stack]" / "[Missed User Stack]" (its stack map
