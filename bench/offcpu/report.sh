@@ -41,7 +41,8 @@ accuracy)
 	echo "The truth is the wall time inside the calls minus the thread's CPU time in them;"
 	echo "the wall time (in brackets, no-profiler run) bounds the off-CPU time from above."
 	echo "Where a call also runs long on the CPU (disk_write, disk_fsync: ext4 on one vCPU),"
-	echo "the two profilers that agree within 0.1% elsewhere differ from it by 2 to 27%."
+	echo "bcc and perf-sched, within 0.1% of it elsewhere, differed from it by 1 to 27%"
+	echo "in the first runs (never above the wall time): not explained yet."
 	echo "\"-\": the profiler did not run (see below)."
 	awk '$1 == "@@BENCH-OFFLOST" { split($2, p, "="); split($3, t, "="); split($4, m, "=")
 		if (m[2] > 0) printf "\n%s kept %.1f ms of the workload'"'"'s %.1f ms off-CPU with a stack it had lost (\"[Missed ... Stack]\": %.1f%%).\n", p[2], m[2] / 1e6, t[2] / 1e6, 100 * m[2] / t[2] }' "$results" ;;

@@ -8,10 +8,12 @@
 # the workload's two measures of it, 5% allowed on each side: its wall
 # minus CPU time in the calls (the off-CPU time, as in the other tests)
 # and its wall time in them (an upper bound); and mostly in state D.
-# (Both: in the rootfs benchmark, on one vCPU, bcc and perf found up to
-# 27% more than wall minus CPU in fsync, never more than the wall time:
-# the thread's CPU clock is not exact around I/O wakeups; on this guest's
-# loop device fsync is 93% off-CPU, so the bounds are close.)
+# (Both: in the rootfs benchmark, on one vCPU, bcc and perf found 1 to
+# 27% more than wall minus CPU in fsync, never more than the wall time.
+# Not explained yet; a guess: each block's switch is CPU time for the
+# thread's clock and off-CPU time for a profiler in part, a few us under
+# TCG, and fsync there blocks thousands of times for short waits. On this
+# guest's loop device fsync's calls are 93% off-CPU: the bounds are close.)
 # timeout: 180
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
