@@ -63,6 +63,8 @@ _flamestat()
 		return ;;
 	--sort) COMPREPLY=($(compgen -W "self total" -- "$cur")); return ;;
 	--count) COMPREPLY=($(compgen -W "periods samples" -- "$cur")); return ;;
+	--mode) COMPREPLY=($(compgen -W "cpu offcpu wall" -- "$cur")); return ;;
+	--min-block) COMPREPLY=($(compgen -W "10us 100us 1ms 10ms" -- "$cur")); return ;;
 	--colors|--color) COMPREPLY=($(compgen -W "hot mem io wakeup chain java js perl red green blue aqua yellow purple orange" -- "$cur")); return ;;
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	-F|--freq|-d|--duration|--interval|--max-files|-C|--cpus|--cpu|--kernel-depth|--user-depth|--limit|--min|--roots|--title|--subtitle|--width|--height|--minwidth|--fonttype|--fontsize|--fontwidth|--countname|--nametype|--bgcolors|--notes|--factor|--total|--search-color|--encoding|--base|--uicolor|--stroke-color) return ;;
@@ -72,6 +74,7 @@ _flamestat()
 	case $cmd in
 	record) opts="-a --all-cpus -p --pid -d --duration -F --freq -K --kernel-only
 		-U --user-only --idle -C --cpus --per-cpu --kernel-depth --user-depth
+		--off-cpu --wall --mode --min-block --waker
 		-o --output --format --raw --header --force -q --quiet -h --help
 		--interval --max-files --
 		$_flamestat_stack_opts $_flamestat_report_opts $_flamestat_svg_opts" ;;

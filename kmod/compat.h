@@ -31,6 +31,13 @@
 #define fst_task_in_execve(task)	false
 #endif
 
+/* A task's state: task_struct.__state from 5.14, .state before. */
+#ifdef FST_HAVE_TASK_STATE_FIELD
+#define fst_task_state(task)	READ_ONCE((task)->__state)
+#else
+#define fst_task_state(task)	((unsigned int)READ_ONCE((task)->state))
+#endif
+
 #ifndef FST_HAVE_MMAP_LOCK
 #define mmap_read_lock(mm)	down_read(&(mm)->mmap_sem)
 #define mmap_read_trylock(mm)	down_read_trylock(&(mm)->mmap_sem)

@@ -45,9 +45,14 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 	for (i = 0; i < ARRAY_SIZE(u->reserved); i++)
 		if (u->reserved[i])
 			return -EINVAL;
-	/* Off-CPU time is not measured yet. */
-	if (u->mode != FLAMESTAT_MODE_CPU || u->min_block_us ||
-	    (u->flags & FLAMESTAT_CFG_WAKER))
+	if (u->mode >= FLAMESTAT_NR_MODES)
+		return -EINVAL;
+	/* Wakers and block lengths are of off-CPU time. */
+	if (u->mode == FLAMESTAT_MODE_CPU &&
+	    ((u->flags & FLAMESTAT_CFG_WAKER) || u->min_block_us))
+		return -EINVAL;
+	/* A waker's stack is a kernel stack. */
+	if ((u->flags & FLAMESTAT_CFG_WAKER) && !(u->flags & FLAMESTAT_CFG_KERNEL))
 		return -EINVAL;
 	for (i = u->nr_pids; i < FLAMESTAT_MAX_PIDS; i++)
 		if (u->pids[i])
@@ -59,6 +64,8 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 	cfg->period_ns = div_u64(NSEC_PER_SEC + u->freq_hz / 2, u->freq_hz);
 	cfg->kernel_depth = u->kernel_depth;
 	cfg->user_depth = u->user_depth;
+	cfg->mode = u->mode;
+	cfg->min_block_us = u->min_block_us;
 
 	if (u->flags & FLAMESTAT_CFG_CPUMASK) {
 		for (i = 0; i < FLAMESTAT_MAX_CPUS; i++) {
@@ -112,12 +119,50 @@ void fst_cfg_to_user(const struct fst_cfg *cfg, struct flamestat_config *u)
 	u->freq_hz = cfg->freq;
 	u->kernel_depth = cfg->kernel_depth;
 	u->user_depth = cfg->user_depth;
+	u->mode = cfg->mode;
+	u->min_block_us = cfg->min_block_us;
 	u->nr_pids = cfg->nr_pids;
 	memcpy(u->pids, cfg->vpids, sizeof(u->pids));
 	if (cfg->flags & FLAMESTAT_CFG_CPUMASK)
 		for_each_cpu(cpu, &cfg->cpus)
 			if (cpu < FLAMESTAT_MAX_CPUS)
 				u->cpus[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+static const char *const fst_mode_names[FLAMESTAT_NR_MODES] = {
+	[FLAMESTAT_MODE_CPU] = "cpu",
+	[FLAMESTAT_MODE_OFFCPU] = "offcpu",
+	[FLAMESTAT_MODE_WALL] = "wall",
+};
+
+/**
+ * fst_mode_parse() - a mode by name
+ * @name: "cpu", "offcpu" or "wall"
+ *
+ * Context: any.
+ * Return: its enum flamestat_mode, or -EINVAL.
+ */
+int fst_mode_parse(const char *name)
+{
+	return match_string(fst_mode_names, ARRAY_SIZE(fst_mode_names), name);
+}
+
+/**
+ * fst_cfg_set_mode() - change a configuration's mode
+ * @cfg: the configuration
+ * @mode: an enum flamestat_mode
+ *
+ * CPU time has no blocks: the waker and minimum block go with it.
+ *
+ * Context: any.
+ */
+void fst_cfg_set_mode(struct fst_cfg *cfg, u32 mode)
+{
+	cfg->mode = mode;
+	if (mode == FLAMESTAT_MODE_CPU) {
+		cfg->flags &= ~FLAMESTAT_CFG_WAKER;
+		cfg->min_block_us = 0;
+	}
 }
 
 /**

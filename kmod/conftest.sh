@@ -43,4 +43,17 @@ struct workqueue_struct *t(void) { return system_dfl_wq; }'
 
 try HK_TYPE '#include <linux/sched/isolation.h>
 const struct cpumask *t(void) { return housekeeping_cpumask(HK_TYPE_TICK); }'
+# sched_switch with prev_state (5.18, backported to RHEL 9's 5.14.0-162).
+try SCHED_SWITCH_PREV_STATE '#include <trace/events/sched.h>
+static void p(void *d, bool pr, struct task_struct *a, struct task_struct *b, unsigned int s) { }
+int t(void) { return register_trace_sched_switch(p, NULL); }'
+
+# task_struct.__state (5.14; before it, .state).
+try TASK_STATE_FIELD '#include <linux/sched.h>
+unsigned int t(struct task_struct *p) { return READ_ONCE(p->__state); }'
+
+# The tracepoint's iterator (5.10, with static calls for tracepoints).
+try TRACEPOINT_ITERATOR '#include <linux/tracepoint.h>
+void *t(struct tracepoint *tp) { return tp->iterator; }'
+
 echo

@@ -161,7 +161,9 @@ static loff_t fst_llseek(struct file *file, loff_t off, int whence)
 	return ret;
 }
 
-enum fst_cmd_op { FST_CMD_START, FST_CMD_STOP, FST_CMD_RESET, FST_CMD_FREQ };
+enum fst_cmd_op {
+	FST_CMD_START, FST_CMD_STOP, FST_CMD_RESET, FST_CMD_FREQ, FST_CMD_MODE
+};
 
 struct fst_cmd {
 	enum fst_cmd_op op;
@@ -170,7 +172,7 @@ struct fst_cmd {
 
 #define FST_MAX_CMDS	8
 
-/* Parses "start", "stop", "reset", "freq=N", one per line. */
+/* Parses "start", "stop", "reset", "freq=N", "mode=M", one per line. */
 static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 {
 	char *line;
@@ -188,6 +190,13 @@ static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 			cmds[*nr].op = FST_CMD_STOP;
 		} else if (!strcmp(line, "reset")) {
 			cmds[*nr].op = FST_CMD_RESET;
+		} else if (!strncmp(line, "mode=", 5)) {
+			int m = fst_mode_parse(line + 5);
+
+			if (m < 0)
+				return -EINVAL;
+			cmds[*nr].op = FST_CMD_MODE;
+			cmds[*nr].arg = m;
 		} else if (!strncmp(line, "freq=", 5)) {
 			cmds[*nr].op = FST_CMD_FREQ;
 			if (kstrtou32(line + 5, 10, &cmds[*nr].arg) ||
@@ -204,8 +213,9 @@ static int fst_parse_cmds(char *buf, struct fst_cmd *cmds, int *nr)
 
 /*
  * Every command is checked before any is applied. One that the session
- * refuses (start under lockdown, EPERM; freq=N while samples of the old
- * frequency are held, EBUSY: see fst_set_config()) fails the write, the
+ * refuses (start under lockdown, EPERM; freq=N or mode=M while samples of
+ * the old frequency or mode are held, EBUSY: see fst_set_config()) fails
+ * the write, the
  * commands before it staying applied: "stop\nreset\nfreq=N\nstart"
  * changes the frequency whatever was sampled.
  */
@@ -242,6 +252,9 @@ static ssize_t fst_write(struct file *file, const char __user *ubuf,
 			break;
 		case FST_CMD_FREQ:
 			err = fst_set_freq(cmds[i].arg);
+			break;
+		case FST_CMD_MODE:
+			err = fst_set_mode(cmds[i].arg);
 			break;
 		}
 	}
@@ -492,6 +505,17 @@ static const struct file_operations fst_fops = {
 static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
+	static const char * const offdrop_names[FLAMESTAT_NR_OFFDROPS] = {
+		[FLAMESTAT_OFFDROP_SHORT] = "short",
+		[FLAMESTAT_OFFDROP_FILTERED] = "filtered",
+		[FLAMESTAT_OFFDROP_MODE] = "mode",
+		[FLAMESTAT_OFFDROP_NO_SLOT] = "no_slot",
+		[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] = "cpu_table_full",
+		[FLAMESTAT_OFFDROP_PROBE] = "probe",
+		[FLAMESTAT_OFFDROP_UNFINISHED] = "unfinished",
+		[FLAMESTAT_OFFDROP_TABLE_FULL] = "table_full",
+		[FLAMESTAT_OFFDROP_EVICTED] = "evicted",
+	};
 	static const char * const drop_names[FLAMESTAT_NR_DROPS] = {
 		"idle", "filtered", "mode", "no_regs", "cpu_table_full",
 		"table_full", "probe", "evicted", "throttled",
@@ -521,6 +545,15 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   st->maps_truncated, st->probe_max, st->reader_mem,
 			   st->procs_recycled,
 			   !!(st->state & FLAMESTAT_STATE_THROTTLED));
+	n += sysfs_emit_at(buf, n, "offcpu_blocks %llu\noffcpu_recorded %llu\n",
+			   st->offcpu_blocks, st->offcpu_recorded);
+	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+		n += sysfs_emit_at(buf, n, "offcpu_dropped_%s %llu\n",
+				   offdrop_names[i], st->offcpu_dropped[i]);
+	n += sysfs_emit_at(buf, n,
+			   "offcpu_ns %llu\noffcpu_tasks %llu\noffcpu_tasks_max %llu\n",
+			   st->offcpu_ns, st->offcpu_tasks,
+			   st->offcpu_tasks_max);
 	kfree(st);
 	return n;
 }

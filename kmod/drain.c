@@ -23,7 +23,9 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 	u32 off, at;
 
 	lockdep_assert_held(&agg->lock);
-	if (!src->counts.samples && !src->nr_entries)
+	/* Nothing counted: no sample, no off-CPU block, no stack. */
+	if (!src->counts.samples && !src->counts.offcpu_blocks &&
+	    !src->nr_entries)
 		return;
 	fst_counts_add(&t->counts, &src->counts);
 	fst_table_for_each(src, e, off) {
@@ -31,19 +33,18 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 
 		/* Full: its coldest stacks make room, once per merge. */
 		if (err == -ENOSPC && !evicted) {
-			u64 lost = fst_table_evict(t);
-
-			t->counts.recorded -= lost;
-			t->counts.dropped[FLAMESTAT_DROP_EVICTED] += lost;
+			fst_table_evict(t);
 			evicted = true;
 			err = fst_table_add(t, e, e->count, e->periods, &at);
 		}
-		if (err < 0) {
-			/* Taken and walked, but there is no room to keep it. */
-			t->counts.recorded -= e->count;
-			t->counts.dropped[err == -E2BIG ? FLAMESTAT_DROP_PROBE :
-					  FLAMESTAT_DROP_TABLE_FULL] += e->count;
-		}
+		/* Taken and walked, but there is no room to keep it. */
+		if (err == -E2BIG)
+			fst_counts_unrecord(&t->counts, e, FLAMESTAT_DROP_PROBE,
+					    FLAMESTAT_OFFDROP_PROBE);
+		else if (err < 0)
+			fst_counts_unrecord(&t->counts, e,
+					    FLAMESTAT_DROP_TABLE_FULL,
+					    FLAMESTAT_OFFDROP_TABLE_FULL);
 	}
 	fst_table_clear(src);
 }
@@ -73,7 +74,7 @@ void fst_drain(struct fst_agg *agg)
 
 		if (!c->ready)
 			continue;
-		if (READ_ONCE(c->armed)) {
+		if (fst_cpu_written(c)) {
 			fst_merge(agg, &c->tab[c->active ^ 1]);
 		} else {
 			/* No timer runs here: both tables are ours. */

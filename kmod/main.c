@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "config.h"
 #include "device.h"
@@ -95,6 +96,22 @@ static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "gid whose members may also open /dev/flamestat if its mode lets them; the node stays root:root 0600, its group is set by udev (default -1: none)");
 
+static char *mode = "cpu";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "what is measured: cpu (CPU time, by sampling), offcpu (time blocked, at context switches) or wall (both, in ns) (default cpu)");
+
+static unsigned int min_block_us;
+module_param(min_block_us, uint, 0444);
+MODULE_PARM_DESC(min_block_us, "offcpu, wall: blocks shorter than this are counted, not recorded (default 0: all)");
+
+static bool waker;
+module_param(waker, bool, 0444);
+MODULE_PARM_DESC(waker, "offcpu, wall: keep the kernel stack of the task that woke each blocked one (default 0)");
+
+static unsigned int offcpu_tasks = FLAMESTAT_DEFAULT_OFFCPU_TASKS;
+module_param(offcpu_tasks, uint, 0444);
+MODULE_PARM_DESC(offcpu_tasks, "offcpu, wall: tasks that can be blocked at once with their stacks kept, 16..1048576; more are counted, not recorded (default 4096)");
+
 static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {
 	struct flamestat_config *u;
@@ -109,7 +126,15 @@ static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 		   (user_stacks ? FLAMESTAT_CFG_USER : 0) |
 		   (idle ? FLAMESTAT_CFG_IDLE : 0) |
 		   (percpu ? FLAMESTAT_CFG_PERCPU : 0) |
-		   (pid_tree ? FLAMESTAT_CFG_PID_TREE : 0);
+		   (pid_tree ? FLAMESTAT_CFG_PID_TREE : 0) |
+		   (waker ? FLAMESTAT_CFG_WAKER : 0);
+	err = fst_mode_parse(mode);
+	if (err < 0) {
+		pr_err("mode=%s: not cpu, offcpu or wall\n", mode);
+		goto out;
+	}
+	u->mode = err;
+	u->min_block_us = min_block_us;
 	u->freq_hz = freq;
 	u->kernel_depth = min(kernel_depth, 0xffffU);
 	u->user_depth = min(user_depth, 0xffffU);
@@ -142,7 +167,7 @@ static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 	if (err == -ESRCH)
 		pr_err("pid=: no such process\n");
 	else if (err)
-		pr_err("invalid parameters: freq 1..20000, kernel_depth 1..512, user_depth 1..1024, a pid > 0 per entry, kernel_stacks or user_stacks, pid_tree only with pid=, cpus= within the possible CPUs\n");
+		pr_err("invalid parameters: freq 1..20000, kernel_depth 1..512, user_depth 1..1024, a pid > 0 per entry, kernel_stacks or user_stacks, pid_tree only with pid=, cpus= within the possible CPUs, waker and min_block_us only with mode=offcpu or wall\n");
 out:
 	kfree(u);
 	return err;
@@ -156,6 +181,7 @@ static int __init fst_init(void)
 		.max_procs = max_procs,
 		.maps_kb = maps_kb,
 		.cpu_max_percent = cpu_max_percent < 100 ? cpu_max_percent : 0,
+		.offcpu_tasks = offcpu_tasks,
 	};
 	struct fst_cfg *cfg;
 	int err;
@@ -185,9 +211,16 @@ static int __init fst_init(void)
 			pr_warn("not started (error %d); write 'start' to %s\n",
 				err, FLAMESTAT_DEVICE);
 	}
-	pr_info("loaded, %s at %u Hz per CPU; read %s\n",
-		fst_running() ? "sampling" : "stopped", cfg->freq,
-		FLAMESTAT_DEVICE);
+	if (cfg->mode == FLAMESTAT_MODE_OFFCPU)
+		pr_info("loaded, %s off-CPU time; read %s\n",
+			fst_running() ? "recording" : "stopped",
+			FLAMESTAT_DEVICE);
+	else
+		pr_info("loaded, %s%s at %u Hz per CPU; read %s\n",
+			fst_running() ? "sampling" : "stopped",
+			cfg->mode == FLAMESTAT_MODE_WALL ?
+			" (wall-clock, with off-CPU time)" : "", cfg->freq,
+			FLAMESTAT_DEVICE);
 	kfree(cfg);
 	return 0;
 

@@ -67,7 +67,7 @@ static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
 						  const struct fst_table *t,
 						  const struct fst_entry *key)
 {
-	u32 n = key->nr_kernel + key->nr_user;
+	u32 n = key->nr_kernel + key->nr_user; /* the sampler's: no waker */
 	const struct fst_entry *chain;
 
 	if (r->tab != t || !n)

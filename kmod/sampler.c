@@ -27,15 +27,19 @@
 /* The rate falls at most to 1/256 of the frequency (about 4 Hz at 997). */
 #define FST_SKIP_MAX	256
 
-/* Hard-irq: does @task belong to a configured process (or its subtree)? */
-static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
+/*
+ * Hard-irq or the scheduler (off-CPU probes): does @task belong to a
+ * configured process (or its subtree)? Both run with preemption off, an
+ * RCU-sched read side: no rcu_read_unlock() inside the scheduler, which
+ * with preemptible RCU may want to report to the scheduler itself.
+ */
+bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 {
 	struct task_struct *t = task;
 	bool match = false;
 	int depth;
 	u32 i;
 
-	rcu_read_lock();
 	for (depth = 0; depth < 64; depth++) {
 		for (i = 0; i < cfg->nr_pids; i++) {
 			if (t->tgid == cfg->pids[i]) {
@@ -45,10 +49,9 @@ static bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task)
 		}
 		if (!(cfg->flags & FLAMESTAT_CFG_PID_TREE) || t->pid <= 1)
 			break;
-		t = rcu_dereference(t->real_parent);
+		t = rcu_dereference_sched(t->real_parent);
 	}
 out:
-	rcu_read_unlock();
 	return match;
 }
 
@@ -121,15 +124,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	 * their user registers are not theirs: io_uring's iou-wrk threads
 	 * (PF_IO_WORKER, 5.12+) and, from 6.4, vhost's (PF_USER_WORKER, which
 	 * io_uring's carry too). Both flags are macros: #ifdef tests them.
-	 */
-	kthread = !task->mm || (task->flags & PF_KTHREAD);
-#ifdef PF_IO_WORKER
-	kthread |= !!(task->flags & PF_IO_WORKER);
-#endif
-#ifdef PF_USER_WORKER
-	kthread |= !!(task->flags & PF_USER_WORKER);
-#endif
-	/*
+	 *
 	 * An io-wq worker on its way out clears its own PF_IO_WORKER
 	 * (io_worker_exit()) and keeps the mm until do_exit()'s exit_mm();
 	 * before 6.4 no other flag marks it. Its user registers are still
@@ -138,11 +133,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	 * came into the kernel from user space never has both zero, short
 	 * of running code at address 0 with no stack.
 	 */
-	if (!kthread && !umode) {
-		struct pt_regs *ur = task_pt_regs(task);
-
-		kthread = !instruction_pointer(ur) && !user_stack_pointer(ur);
-	}
+	kthread = fst_task_kernel_only(task, !umode);
 	if (kthread)
 		flags |= FLAMESTAT_STACKF_KERNEL_THREAD;
 	if (umode) {
@@ -183,7 +174,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 		   FLAMESTAT_CPU_ANY;
 	key->nr_kernel = nk;
 	key->nr_user = nu;
-	key->pad = 0;
+	key->nr_waker = 0;
 	key->pad2 = 0;
 	key->flags = flags;
 	memcpy(key->comm, task->comm, sizeof(key->comm));
@@ -357,6 +348,14 @@ static bool fst_cpu_is_armed(int cpu, void *info)
 	return READ_ONCE(per_cpu_ptr(s->cpus, cpu)->armed);
 }
 
+/* on_each_cpu_cond_mask(): IPI the CPUs whose active table is written. */
+static bool fst_cpu_is_written(int cpu, void *info)
+{
+	struct fst_sampler *s = info;
+
+	return fst_cpu_written(per_cpu_ptr(s->cpus, cpu));
+}
+
 /* Hard-irq: a CPU's timer starts a run unthrottled. */
 static void fst_cpu_arm(struct fst_cpu *c)
 {
@@ -512,7 +511,8 @@ void fst_sampler_start_this_cpu(struct fst_sampler *s)
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 	u64 first, now, period = s->cfg.period_ns;
 
-	if (!READ_ONCE(s->running) || !fst_sampler_cpu_sampled(s, c))
+	if (!READ_ONCE(s->running) || !fst_sampler_cpu_sampled(s, c) ||
+	    !fst_cfg_oncpu(&s->cfg))
 		return;
 	/*
 	 * A CPU that was offline has missed nothing: its first expiry is
@@ -540,6 +540,9 @@ void fst_sampler_start(struct fst_sampler *s, u64 start_ns)
 	unsigned int cpu, n = 0, rank = 0;
 
 	s->start_ns = start_ns;
+	/* Off-CPU time only: no timer (offcpu.c attaches the probes). */
+	if (!fst_cfg_oncpu(&s->cfg))
+		return;
 	/* The callback's cost allowed per period, without a division there. */
 	s->cost_budget_ns = 0;
 	if (s->cost_pct)
@@ -608,16 +611,16 @@ void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu)
  *	whose timer runs
  * @s: the sampler
  *
- * After this, no timer writes to the table it used before. CPUs without a
- * timer (not sampled, not running) get no IPI: no timer writes to either
- * of their tables, which the drain takes whole.
+ * After this, no timer or off-CPU probe writes to the table it used before.
+ * CPUs with neither (not sampled, not running) get no IPI: nothing writes
+ * to either of their tables, which the drain takes whole.
  *
  * Context: process context, cpus_read_lock() held, and the session's
  * start and stop excluded.
  */
 void fst_sampler_swap(struct fst_sampler *s)
 {
-	on_each_cpu_cond_mask(fst_cpu_is_armed, fst_cpu_swap, s, true,
+	on_each_cpu_cond_mask(fst_cpu_is_written, fst_cpu_swap, s, true,
 			      cpu_online_mask);
 }
 

@@ -11,6 +11,9 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -32,6 +35,12 @@ struct fst_cpu {
 	 * read by the drain, which the session's start and stop exclude.
 	 */
 	bool armed;
+	/*
+	 * The off-CPU probes write tab[active] on this CPU (offcpu.c): set
+	 * on this CPU with interrupts off, or with no probe attached; read
+	 * by the drain like armed.
+	 */
+	bool probed;
 	int cpu;
 	u64 phase_ns;		/* first expiry: start + phase + period */
 	/*
@@ -44,8 +53,20 @@ struct fst_cpu {
 	struct fst_proc_cache cache; /* last address space seen */
 	struct fst_recent recent; /* last stacks counted in tab[active] */
 	struct fst_entry *scratch; /* the key being built */
+	u32 off_cursor;		/* offcpu.c: where to look for a free slot */
 	struct fst_sampler *s;
 };
+
+/*
+ * Does anything write @c's active table: its timer, or the off-CPU probes?
+ * The drain then swaps the tables first. Acquire: pairs with the release
+ * of a CPU going offline, after its last write.
+ */
+static inline bool fst_cpu_written(struct fst_cpu *c)
+{
+	/* Pairs with fst_offcpu_cpu_offline()'s release. */
+	return READ_ONCE(c->armed) || smp_load_acquire(&c->probed);
+}
 
 /*
  * What the timers read. cfg, lockdown and procdb change only with every
@@ -66,7 +87,35 @@ struct fst_sampler {
 	/* Queued from hard-irq when a CPU table is half full. */
 	struct irq_work drain_kick;
 	struct delayed_work *drain_work;
+	/* Off-CPU slots of the run (offcpu.c), read by the probes under RCU. */
+	struct fst_offcpu __rcu *off;
 };
+
+/*
+ * Hard-irq or the scheduler: a task that runs kernel code only, whose user
+ * registers are not its own (see fst_sample()). @in_kernel: it was not
+ * interrupted in user mode.
+ */
+static __always_inline bool fst_task_kernel_only(struct task_struct *task,
+						 bool in_kernel)
+{
+	bool kthread = !task->mm || (task->flags & PF_KTHREAD);
+
+#ifdef PF_IO_WORKER
+	kthread |= !!(task->flags & PF_IO_WORKER);
+#endif
+#ifdef PF_USER_WORKER
+	kthread |= !!(task->flags & PF_USER_WORKER);
+#endif
+	if (!kthread && in_kernel) {
+		struct pt_regs *ur = task_pt_regs(task);
+
+		kthread = !instruction_pointer(ur) && !user_stack_pointer(ur);
+	}
+	return kthread;
+}
+
+bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task);
 
 int fst_sampler_init(struct fst_sampler *s, struct delayed_work *drain_work);
 void fst_sampler_free(struct fst_sampler *s);

@@ -22,6 +22,7 @@
 #include "arch.h"
 #include "compat.h"
 #include "drain.h"
+#include "offcpu.h"
 #include "sampler.h"
 #include "session.h"
 
@@ -42,6 +43,7 @@ static struct fst_session {
 	u32 max_depth_words;	/* scratch key size */
 	u32 max_procs;
 	long maps_bytes;
+	u32 offcpu_tasks;
 } sess;
 
 /**
@@ -100,6 +102,7 @@ static u64 fst_running_ns(void)
 int fst_start(void)
 {
 	struct fst_sampler *s = &sess.sampler;
+	int err;
 
 	lockdep_assert_held(&sess.ctl_lock);
 	if (s->running)
@@ -117,6 +120,17 @@ int fst_start(void)
 	fst_sampler_start(s, sess.run_start_ns);
 	cpus_read_unlock();
 	mutex_unlock(&sess.agg.lock);
+	/* Outside the hotplug lock: attaching takes it. */
+	if (fst_cfg_offcpu(&s->cfg)) {
+		err = fst_offcpu_start(s, sess.offcpu_tasks);
+		if (err) {
+			fst_stop();
+			return err;
+		}
+	} else {
+		/* CPU time only: the probes come off, if they were on. */
+		fst_offcpu_detach(s);
+	}
 	mod_delayed_work(fst_wq_unbound, &sess.agg.work, HZ);
 	return 0;
 }
@@ -142,6 +156,8 @@ void fst_stop(void)
 	now = ktime_get_ns();
 	fst_sampler_stop(s, now);
 	cpus_read_unlock();
+	/* Blocks still open are counted as such in the merged table. */
+	fst_offcpu_stop(s, &sess.agg.table.counts);
 	mutex_unlock(&sess.agg.lock);
 	sess.run_total_ns += now - sess.run_start_ns;
 }
@@ -161,7 +177,8 @@ static bool fst_have_samples(void)
 	lockdep_assert_held(&sess.ctl_lock);
 	mutex_lock(&sess.agg.lock);
 	fst_drain(&sess.agg);
-	have = agg->counts.samples || agg->nr_entries;
+	have = agg->counts.samples || agg->counts.offcpu_blocks ||
+	       agg->nr_entries;
 	mutex_unlock(&sess.agg.lock);
 	return have;
 }
@@ -190,7 +207,9 @@ static bool fst_have_samples(void)
 int fst_set_config(const struct fst_cfg *cfg)
 {
 	bool was_running = sess.sampler.running;
-	bool new_freq = cfg->freq != sess.sampler.cfg.freq;
+	/* A count in a new unit: like a new frequency, only when empty. */
+	bool new_freq = cfg->freq != sess.sampler.cfg.freq ||
+			cfg->mode != sess.sampler.cfg.mode;
 	int err;
 
 	lockdep_assert_held(&sess.ctl_lock);
@@ -206,6 +225,9 @@ int fst_set_config(const struct fst_cfg *cfg)
 		return err ?: -EBUSY;
 	}
 	sess.sampler.cfg = *cfg;
+	/* Stopped in CPU mode: nothing for the probes to do. */
+	if (!fst_cfg_offcpu(cfg))
+		fst_offcpu_detach(&sess.sampler);
 	return was_running ? fst_start() : 0;
 }
 
@@ -229,6 +251,28 @@ int fst_set_freq(u32 hz)
 	if (!cfg)
 		return -ENOMEM;
 	fst_cfg_set_freq(cfg, hz);
+	err = fst_set_config(cfg);
+	kfree(cfg);
+	return err;
+}
+
+/**
+ * fst_set_mode() - change what is measured
+ * @mode: an enum flamestat_mode
+ *
+ * Context: process context, ctl_lock held.
+ * Return: 0, -ENOMEM, or the error of fst_set_config(): -EBUSY when @mode
+ * is a new mode and anything was recorded since the last reset.
+ */
+int fst_set_mode(u32 mode)
+{
+	struct fst_cfg *cfg;
+	int err;
+
+	cfg = kmemdup(&sess.sampler.cfg, sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	fst_cfg_set_mode(cfg, mode);
 	err = fst_set_config(cfg);
 	kfree(cfg);
 	return err;
@@ -479,6 +523,8 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->maps_busy = READ_ONCE(db->nr_maps_busy);
 	st->maps_truncated = READ_ONCE(db->nr_maps_truncated);
 	st->reader_mem = fst_reader_mem_used();
+	st->offcpu_tasks = fst_offcpu_blocked(s);
+	st->offcpu_tasks_max = fst_cfg_offcpu(&s->cfg) ? sess.offcpu_tasks : 0;
 
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
@@ -492,9 +538,10 @@ void fst_get_stats(struct flamestat_stats *st)
 	}
 	cpus_read_unlock();
 	st->nr_cpus = s->running ? fst_sampler_nr_cpus(s) : 0;
-	total += fst_table_bytes(agg) + fst_procdb_bytes(db) + db->mem_max;
+	total += fst_table_bytes(agg) + fst_procdb_bytes(db) + db->mem_max +
+		 fst_offcpu_bytes(s);
 	used += agg->used * sizeof(u64) + fst_procdb_bytes(db) +
-		atomic_long_read(&db->mem_used);
+		atomic_long_read(&db->mem_used) + fst_offcpu_bytes(s);
 	st->mem_used = used;
 	st->mem_total = total;
 	st->running_ns = fst_running_ns();
@@ -515,8 +562,10 @@ static int fst_cpu_online(unsigned int cpu)
 
 	/* A CPU without memory for its tables is not sampled, not refused. */
 	if (!fst_sampler_cpu_alloc(s, cpu, sess.pcpu_bytes,
-				   sess.max_depth_words))
+				   sess.max_depth_words)) {
 		fst_sampler_start_this_cpu(s);
+		fst_offcpu_cpu_online(s);
+	}
 	return 0;
 }
 
@@ -524,6 +573,7 @@ static int fst_cpu_online(unsigned int cpu)
 static int fst_cpu_offline(unsigned int cpu)
 {
 	fst_sampler_stop_cpu(&sess.sampler, cpu);
+	fst_offcpu_cpu_offline(&sess.sampler);
 	return 0;
 }
 
@@ -571,6 +621,11 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 		pr_err("pcpu_kb, table_kb, max_procs and maps_kb must be > 0 and sane\n");
 		return -EINVAL;
 	}
+	if (lim->offcpu_tasks < 16 || lim->offcpu_tasks > (1U << 20)) {
+		pr_err("offcpu_tasks must be 16..1048576\n");
+		return -EINVAL;
+	}
+	sess.offcpu_tasks = lim->offcpu_tasks;
 	sess.pcpu_bytes = (size_t)lim->pcpu_kb * 1024;
 	s->cost_pct = lim->cpu_max_percent;
 	sess.max_depth_words = FST_ENTRY_HDR_WORDS +
@@ -582,6 +637,7 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 	if (err)
 		return err;
 	fst_clock_init();
+	fst_offcpu_init();
 
 	err = fst_sampler_init(s, &sess.agg.work);
 	if (err)
@@ -619,6 +675,8 @@ void fst_session_exit(void)
 {
 	mutex_lock(&sess.ctl_lock);
 	fst_stop();
+	/* No probe may run once the module's text is gone. */
+	fst_offcpu_detach(&sess.sampler);
 	mutex_unlock(&sess.ctl_lock);
 	cpuhp_remove_state(sess.cpuhp_state);
 	fst_agg_free(&sess.agg);

@@ -28,6 +28,7 @@ struct fst_limits {
 	u32 max_procs;		/* address spaces whose maps are recorded */
 	u32 maps_kb;		/* recorded maps and file names */
 	u32 cpu_max_percent;	/* sampler's share of a CPU; 0: no limit */
+	u32 offcpu_tasks;	/* off-CPU slots (offcpu.c) */
 };
 
 int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim);
@@ -40,6 +41,7 @@ void fst_stop(void);
 int fst_reset(void);
 int fst_set_config(const struct fst_cfg *cfg);
 int fst_set_freq(u32 hz);
+int fst_set_mode(u32 mode);
 int fst_may_control(struct file *file);
 void fst_claim(struct file *file);
 struct file *fst_claim_force(struct file *file);

@@ -312,17 +312,33 @@ static int fst_ksymset_resolve(struct fst_snap *s)
 	return 0;
 }
 
+/* A kernel frame as a STACK record carries it. */
+static u64 fst_snap_kframe(struct fst_snap *s, u64 v)
+{
+	if (s->hide_kernel)
+		return FST_KSYM_WITHHELD;
+	return s->kaddr_ok ? v : fst_ksymset_id(&s->ksyms, v);
+}
+
 static void fst_emit_stacks(struct fst_snap *s)
 {
+	u64 period = s->copy->cfg.period_ns;
 	struct flamestat_rec_stack *r;
+	const u64 *waker;
 	struct fst_entry *e;
-	u32 off, i, nk;
+	u32 off, i, nk, nw;
+	bool off_cpu;
 
 	fst_copy_for_each(s->copy, e, off) {
 		nk = s->hide_kernel && e->nr_kernel ? 1 : e->nr_kernel;
-		/* The frames, then the periods (the record grew at its end). */
+		nw = s->hide_kernel ? 0 : e->nr_waker;
+		off_cpu = e->flags & FLAMESTAT_STACKF_OFFCPU;
+		/*
+		 * The frames, then the periods, the time and the waker's
+		 * frames (the record grew at its end).
+		 */
 		r = fst_rec(s, FLAMESTAT_REC_STACK, sizeof(*r) +
-			    (nk + e->nr_user + 1) * sizeof(u64));
+			    (nk + e->nr_user + nw + 2) * sizeof(u64));
 		if (!r)
 			continue;
 		r->count = e->count;
@@ -333,20 +349,22 @@ static void fst_emit_stacks(struct fst_snap *s)
 		r->cpu = e->cpu;
 		r->nr_kernel = nk;
 		r->nr_user = e->nr_user;
+		r->nr_waker = nw;
 		r->flags = e->flags;
 		memcpy(r->comm, e->comm, sizeof(r->comm));
-		for (i = 0; i < nk; i++) {
-			u64 v = e->frames[i];
-
-			if (s->hide_kernel)
-				v = FST_KSYM_WITHHELD;
-			else if (!s->kaddr_ok)
-				v = fst_ksymset_id(&s->ksyms, v);
-			r->frames[i] = v;
-		}
+		for (i = 0; i < nk; i++)
+			r->frames[i] = fst_snap_kframe(s, e->frames[i]);
 		memcpy(&r->frames[nk], &e->frames[e->nr_kernel],
 		       e->nr_user * sizeof(u64));
-		r->frames[nk + e->nr_user] = e->periods;
+		i = nk + e->nr_user;
+		/* Off-CPU: periods is the count, the entry's weight is ns. */
+		r->frames[i] = off_cpu ? e->count : e->periods;
+		r->frames[i + 1] = off_cpu ? e->periods : e->periods * period;
+		/* The waker's frames last: the record grew at its end. */
+		waker = &e->frames[e->nr_kernel + e->nr_user];
+		for (i = 0; i < nw; i++)
+			r->frames[nk + e->nr_user + 2 + i] =
+				fst_snap_kframe(s, waker[i]);
 	}
 }
 
@@ -398,7 +416,9 @@ static int fst_snap_collect_maps(struct fst_snap *s)
 static int fst_snap_collect(struct fst_snap *s)
 {
 	struct fst_entry *e;
+	const u64 *waker;
 	u32 off, i;
+	bool ret0;
 	int err;
 
 	fst_copy_for_each(s->copy, e, off) {
@@ -413,9 +433,19 @@ static int fst_snap_collect(struct fst_snap *s)
 		err = fst_ksymset_add(&s->ksyms, FST_KSYM_WITHHELD, false);
 	} else {
 		fst_copy_for_each(s->copy, e, off) {
+			/*
+			 * Return addresses but the interrupted PC of a
+			 * sample: an off-CPU stack's first frame, and every
+			 * waker frame (after the user part), are returns.
+			 */
+			ret0 = e->flags & FLAMESTAT_STACKF_OFFCPU;
+			waker = &e->frames[e->nr_kernel + e->nr_user];
 			for (i = 0; i < e->nr_kernel && !err; i++)
 				err = fst_ksymset_add(&s->ksyms, e->frames[i],
-						      i > 0);
+						      i > 0 || ret0);
+			for (i = 0; i < e->nr_waker && !err; i++)
+				err = fst_ksymset_add(&s->ksyms, waker[i],
+						      true);
 			if (err)
 				break;
 			cond_resched();

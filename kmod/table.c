@@ -177,7 +177,7 @@ void fst_hash_init_key(void)
 u32 fst_entry_hash(const struct fst_entry *key)
 {
 	const u64 *comm = (const u64 *)key->comm;
-	u32 n = key->nr_kernel + key->nr_user, i;
+	u32 n = fst_entry_frames(key), i;
 	struct fst_hash h = fst_hash_seed;
 	u64 words = n + 5;
 
@@ -186,7 +186,7 @@ u32 fst_entry_hash(const struct fst_entry *key)
 	fst_hash_frame(&h, ((u64)key->tgid << 32) | key->proc_id);
 	fst_hash_frame(&h, ((u64)key->cpu << 48) |
 			   ((u64)key->nr_kernel << 32) |
-			   ((u64)key->nr_user << 16));
+			   ((u64)key->nr_user << 16) | key->nr_waker);
 	fst_hash_frame(&h, key->flags);
 	fst_hash_frame(&h, comm[0]);
 	fst_hash_frame(&h, comm[1]);
@@ -199,14 +199,14 @@ u32 fst_entry_hash(const struct fst_entry *key)
 	       (u32)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
 }
 
-/* The same stack: hash, header words (nr_kernel, nr_user among them), frames. */
+/* The same stack: hash, header words (the frame counts among them), frames. */
 static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 {
 	return a->hash == b->hash &&
 	       fst_words_same(fst_key_words(a), fst_key_words(b),
 			      FST_KEY_HDR_WORDS) &&
 	       fst_words_same(a->frames, b->frames,
-			      a->nr_kernel + a->nr_user);
+			      fst_entry_frames(a));
 }
 
 /*
@@ -294,11 +294,12 @@ int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
  * buckets rebuilt.
  *
  * Context: process context, with no writer left on @t but the caller.
- * Return: the samples of the stacks dropped (the caller counts them).
+ * Every stack dropped is counted in @t's counters (DROP_EVICTED,
+ * OFFDROP_EVICTED).
  */
-u64 fst_table_evict(struct fst_table *t)
+void fst_table_evict(struct fst_table *t)
 {
-	u64 words[65] = { 0 }, want = t->arena_words / 4, sum = 0, lost = 0;
+	u64 words[65] = { 0 }, want = t->arena_words / 4, sum = 0;
 	struct fst_entry *e;
 	u32 off, to = 1, n;
 	int cls, last;
@@ -320,7 +321,8 @@ u64 fst_table_evict(struct fst_table *t)
 		if (cls < last || (cls == last && want)) {
 			if (cls == last)
 				want -= min_t(u64, want, n);
-			lost += e->count;
+			fst_counts_unrecord(&t->counts, e, FLAMESTAT_DROP_EVICTED,
+					    FLAMESTAT_OFFDROP_EVICTED);
 			continue;
 		}
 		if (to != off)
@@ -332,7 +334,29 @@ u64 fst_table_evict(struct fst_table *t)
 		to += n;
 	}
 	t->used = to;
-	return lost;
+}
+
+/**
+ * fst_counts_unrecord() - count a recorded stack as dropped after all
+ * @c: the counters of the table it was in
+ * @e: the stack, on-CPU samples or off-CPU blocks
+ * @why: the reason for samples
+ * @off_why: the reason for blocks
+ *
+ * Context: any; the caller owns @c.
+ */
+void fst_counts_unrecord(struct fst_counts *c, const struct fst_entry *e,
+			 enum flamestat_drop why,
+			 enum flamestat_offcpu_drop off_why)
+{
+	if (e->flags & FLAMESTAT_STACKF_OFFCPU) {
+		c->offcpu_recorded -= e->count;
+		c->offcpu_dropped[off_why] += e->count;
+		c->offcpu_ns -= e->periods;
+	} else {
+		c->recorded -= e->count;
+		c->dropped[why] += e->count;
+	}
 }
 
 /**
@@ -362,6 +386,11 @@ void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 	dst->probe_max = max(dst->probe_max, src->probe_max);
 	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
 		dst->cost_hist[i] += src->cost_hist[i];
+	dst->offcpu_blocks += src->offcpu_blocks;
+	dst->offcpu_recorded += src->offcpu_recorded;
+	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+		dst->offcpu_dropped[i] += src->offcpu_dropped[i];
+	dst->offcpu_ns += src->offcpu_ns;
 }
 
 /**
@@ -391,4 +420,9 @@ void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c)
 	st->probe_max = c->probe_max;
 	for (i = 0; i < FLAMESTAT_COST_BUCKETS; i++)
 		st->cost_hist[i] = c->cost_hist[i];
+	st->offcpu_blocks = c->offcpu_blocks;
+	st->offcpu_recorded = c->offcpu_recorded;
+	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+		st->offcpu_dropped[i] = c->offcpu_dropped[i];
+	st->offcpu_ns = c->offcpu_ns;
 }

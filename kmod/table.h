@@ -17,7 +17,8 @@
 
 /*
  * One unique stack. Entries live in a table's arena, 8-byte aligned, one
- * after the other; frames[] holds nr_kernel then nr_user frames, leaf first.
+ * after the other; frames[] holds nr_kernel, nr_user, then nr_waker frames
+ * (an off-CPU stack's waker, kernel frames), each part leaf first.
  * Everything from tgid to the last frame is the key.
  */
 struct fst_entry {
@@ -27,6 +28,7 @@ struct fst_entry {
 	/*
 	 * Sampling periods the samples stand for: one each, plus the periods
 	 * a late timer missed and the throttled ones before its next firing.
+	 * Off-CPU stacks (FLAMESTAT_STACKF_OFFCPU): the nanoseconds blocked.
 	 */
 	u64 periods;
 	u32 tgid;
@@ -34,7 +36,7 @@ struct fst_entry {
 	u16 cpu;		/* FLAMESTAT_CPU_ANY unless CFG_PERCPU */
 	u16 nr_kernel;
 	u16 nr_user;
-	u16 pad;
+	u16 nr_waker;
 	u32 flags;		/* FLAMESTAT_STACKF_* */
 	u32 pad2;
 	char comm[FLAMESTAT_COMM_LEN];
@@ -74,9 +76,14 @@ static __always_inline const u64 *fst_key_words(const struct fst_entry *e)
 	return (const u64 *)((const char *)e + FST_KEY_HDR_FIRST);
 }
 
+static inline u32 fst_entry_frames(const struct fst_entry *e)
+{
+	return e->nr_kernel + e->nr_user + e->nr_waker;
+}
+
 static inline u32 fst_entry_words(const struct fst_entry *e)
 {
-	return FST_ENTRY_HDR_WORDS + e->nr_kernel + e->nr_user;
+	return FST_ENTRY_HDR_WORDS + fst_entry_frames(e);
 }
 
 /* Counters that add up when tables are merged (see struct flamestat_stats). */
@@ -95,6 +102,11 @@ struct fst_counts {
 	u64 cost_max_ns;
 	u64 cost_hist[FLAMESTAT_COST_BUCKETS];
 	u64 probe_max;		/* longest bucket probe, entries compared */
+	/* Off-CPU blocks: blocks == recorded + sum(dropped) (uapi). */
+	u64 offcpu_blocks;
+	u64 offcpu_recorded;
+	u64 offcpu_dropped[FLAMESTAT_NR_OFFDROPS];
+	u64 offcpu_ns;
 };
 
 struct fst_table {
@@ -123,7 +135,10 @@ u32 fst_entry_hash(const struct fst_entry *key);
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
 		  u64 periods, u32 *at);
 size_t fst_table_bytes(const struct fst_table *t);
-u64 fst_table_evict(struct fst_table *t);
+void fst_table_evict(struct fst_table *t);
+void fst_counts_unrecord(struct fst_counts *c, const struct fst_entry *e,
+			 enum flamestat_drop why,
+			 enum flamestat_offcpu_drop off_why);
 void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src);
 void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c);
 

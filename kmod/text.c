@@ -29,10 +29,20 @@ static struct fst_entry *fst_text_entry(struct fst_text *tx)
 	return (struct fst_entry *)&tx->copy.arena[tx->pos_off];
 }
 
+/*
+ * Positions: in the off-CPU and wall-clock modes, 0 is the line that says
+ * so (SEQ_START_TOKEN) and entries start at 1.
+ */
+static loff_t fst_text_hdr(const struct fst_text *tx)
+{
+	return tx->copy.cfg.mode != FLAMESTAT_MODE_CPU;
+}
+
 static void *fst_text_start(struct seq_file *m, loff_t *pos)
 {
 	struct fst_text *tx = m->private;
 	struct fst_entry *e;
+	loff_t want;
 	int err;
 
 	if (!tx->have_copy) {
@@ -46,12 +56,15 @@ static void *fst_text_start(struct seq_file *m, loff_t *pos)
 		tx->pos_idx = 0;
 		tx->pos_off = 1;
 	}
+	if (*pos < fst_text_hdr(tx))
+		return SEQ_START_TOKEN;
+	want = *pos - fst_text_hdr(tx);
 	/* Entries vary in size: walk from the cursor, or from the start. */
-	if (*pos < tx->pos_idx) {
+	if (want < tx->pos_idx) {
 		tx->pos_idx = 0;
 		tx->pos_off = 1;
 	}
-	while (tx->pos_idx < *pos && (e = fst_text_entry(tx))) {
+	while (tx->pos_idx < want && (e = fst_text_entry(tx))) {
 		tx->pos_off += fst_entry_words(e);
 		tx->pos_idx++;
 	}
@@ -62,9 +75,14 @@ static void *fst_text_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	struct fst_text *tx = m->private;
 
+	++*pos;
+	if (v == SEQ_START_TOKEN) {
+		tx->pos_idx = 0;
+		tx->pos_off = 1;
+		return fst_text_entry(tx);
+	}
 	tx->pos_off += fst_entry_words(v);
 	tx->pos_idx++;
-	++*pos;
 	return fst_text_entry(tx);
 }
 
@@ -131,7 +149,7 @@ static void fst_put_user_frame(struct seq_file *m, struct fst_procdb *db,
  * call, so a call that ends a function is not taken for the next one.
  */
 static void fst_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
-				 bool kaddr_ok)
+				 bool kaddr_ok, const char *suffix)
 {
 	char name[KSYM_NAME_LEN + 64];
 	u32 off;
@@ -143,7 +161,17 @@ static void fst_put_kernel_frame(struct seq_file *m, u64 addr, bool is_ret,
 		seq_printf(m, "0x%llx", addr);
 	else
 		seq_puts(m, "[unknown]");
-	seq_puts(m, "_[k]");
+	seq_puts(m, suffix);
+}
+
+/* An off-CPU stack's state frame, after its leaf. */
+static const char *fst_off_state_frame(u32 flags)
+{
+	if (flags & FLAMESTAT_STACKF_OFF_D)
+		return ";[off-cpu:D]";
+	if (flags & FLAMESTAT_STACKF_OFF_R)
+		return ";[off-cpu:R]";
+	return ";[off-cpu:S]";
 }
 
 /* One entry's line without its count: what fst_text_merge() compares. */
@@ -151,6 +179,7 @@ static void fst_put_stack(struct seq_file *m, struct fst_text *tx,
 			  const struct fst_entry *e)
 {
 	struct fst_procdb *db = tx->copy.procdb;
+	bool off_cpu = e->flags & FLAMESTAT_STACKF_OFFCPU;
 	const struct fst_maps *maps = NULL;
 	struct fst_proc *p;
 	int i;
@@ -178,21 +207,62 @@ static void fst_put_stack(struct seq_file *m, struct fst_text *tx,
 	} else if (e->nr_kernel) {
 		if (e->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED)
 			seq_puts(m, ";[truncated]_[k]");
+		/* An off-CPU stack's first frame is a return address too. */
 		for (i = e->nr_kernel - 1; i >= 0; i--)
-			fst_put_kernel_frame(m, e->frames[i], i > 0,
-					     tx->kaddr_ok);
+			fst_put_kernel_frame(m, e->frames[i],
+					     i > 0 || off_cpu, tx->kaddr_ok,
+					     "_[k]");
 	}
+	if (!off_cpu)
+		return;
+	seq_puts(m, fst_off_state_frame(e->flags));
+	/*
+	 * The waker's stack above, leaf first so that its root ends on top,
+	 * as bcc's offwaketime prints it; "_[w]" is what FlameGraph's chain
+	 * palette colours as a waker.
+	 */
+	if (e->nr_waker && !tx->copy.lockdown && !fst_locked_down()) {
+		const u64 *w = &e->frames[e->nr_kernel + e->nr_user];
+
+		seq_puts(m, ";--");
+		for (i = 0; i < e->nr_waker; i++)
+			fst_put_kernel_frame(m, w[i], true, tx->kaddr_ok,
+					     "_[w]");
+		/* Cut at its root end, which is printed last. */
+		if (e->flags & FLAMESTAT_STACKF_WAKER_TRUNCATED)
+			seq_puts(m, ";[truncated]_[w]");
+	}
+}
+
+/*
+ * The value of a line: samples in CPU mode; nanoseconds in the off-CPU and
+ * wall-clock modes, an on-CPU stack's periods times the period.
+ */
+static u64 fst_text_value(const struct fst_text *tx, const struct fst_entry *e)
+{
+	if (tx->copy.cfg.mode == FLAMESTAT_MODE_CPU)
+		return e->count;
+	if (e->flags & FLAMESTAT_STACKF_OFFCPU)
+		return e->periods;
+	return e->periods * tx->copy.cfg.period_ns;
 }
 
 static int fst_text_show(struct seq_file *m, void *v)
 {
+	struct fst_text *tx = m->private;
 	const struct fst_entry *e = v;
 
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, "# flamestat: mode %s, values in ns\n",
+			   tx->copy.cfg.mode == FLAMESTAT_MODE_WALL ?
+			   "wall" : "offcpu");
+		return 0;
+	}
 	/* A line merged into an earlier identical one (fst_text_merge()). */
 	if (!e->count)
 		return SEQ_SKIP;
-	fst_put_stack(m, m->private, e);
-	seq_printf(m, " %llu\n", e->count);
+	fst_put_stack(m, tx, e);
+	seq_printf(m, " %llu\n", fst_text_value(tx, e));
 	return 0;
 }
 

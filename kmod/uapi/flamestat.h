@@ -43,8 +43,9 @@
 #define FLAMESTAT_CFG_CPUMASK	(1U << 4)
 #define FLAMESTAT_CFG_PID_TREE	(1U << 5) /* pids[] also match descendants */
 /*
- * MODE_OFFCPU, MODE_WALL: keep with each off-CPU stack the kernel stack of
- * the task that woke it (its waker), as bcc's offwaketime does.
+ * MODE_OFFCPU, MODE_WALL, with CFG_KERNEL: keep with each off-CPU stack the
+ * kernel stack of the task that woke it (its waker), as bcc's offwaketime
+ * does.
  */
 #define FLAMESTAT_CFG_WAKER	(1U << 6)
 #define FLAMESTAT_CFG_ALL	((1U << 7) - 1)
@@ -145,8 +146,11 @@ enum flamestat_offcpu_drop {
 	FLAMESTAT_OFFDROP_PROBE,	/* hash bucket full (see DROP_PROBE) */
 	/* Still blocked when sampling stopped: its time is not known. */
 	FLAMESTAT_OFFDROP_UNFINISHED,
+	FLAMESTAT_OFFDROP_TABLE_FULL,	/* the merged table had no room */
+	/* Recorded, then dropped with the coldest stacks (see DROP_EVICTED). */
+	FLAMESTAT_OFFDROP_EVICTED,
 	FLAMESTAT_NR_OFFDROPS,
-	FLAMESTAT_MAX_OFFDROPS = 8	/* room in struct flamestat_stats */
+	FLAMESTAT_MAX_OFFDROPS = 12	/* room in struct flamestat_stats */
 };
 
 /* Per-sample cost histogram: bucket i counts samples costing < 2^(i+6) ns. */
@@ -429,15 +433,16 @@ struct flamestat_rec_ksym {
 #define FLAMESTAT_STACKF_OFFCPU		  (1U << 8)
 #define FLAMESTAT_STACKF_OFF_D		  (1U << 9)
 #define FLAMESTAT_STACKF_OFF_R		  (1U << 10)
+/* The waker's stack was cut at kernel_depth. */
+#define FLAMESTAT_STACKF_WAKER_TRUNCATED  (1U << 11)
 
 #define FLAMESTAT_CPU_ANY	0xffffU	/* stack key without CFG_PERCPU */
 
 /*
  * A unique stack. frames[] holds nr_kernel kernel frames, leaf first, then
- * nr_user user frames, leaf first, then nr_waker kernel frames of the task
- * that woke it (off-CPU stacks with CFG_WAKER only), leaf first. frames[0]
- * of each part is the interrupted instruction; the rest are return
- * addresses. (Off-CPU stacks: the kernel part starts in the scheduler.)
+ * nr_user user frames, leaf first. frames[0] of each part is the
+ * interrupted instruction; the rest are return addresses (off-CPU stacks:
+ * all are, the kernel part starting in the scheduler).
  */
 struct flamestat_rec_stack {
 	struct flamestat_rec hdr;
@@ -463,6 +468,9 @@ struct flamestat_rec_stack {
 	 * Then, when hdr.size covers it (modules with off-CPU support), a __u64: the stack's time
 	 * in nanoseconds: periods x the period for on-CPU stacks, the time
 	 * blocked for off-CPU stacks.
+	 *
+	 * Then nr_waker kernel frames (return addresses, leaf first) of the
+	 * task that woke this one: off-CPU stacks with CFG_WAKER only.
 	 */
 	__u64 frames[];
 };

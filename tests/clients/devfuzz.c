@@ -288,8 +288,12 @@ static int config_verdict(const struct flamestat_config *c)
 	for (i = 0; i < 3; i++)
 		if (c->reserved[i])
 			return EINVAL;
-	if (c->mode != FLAMESTAT_MODE_CPU || c->min_block_us ||
-	    (c->flags & FLAMESTAT_CFG_WAKER))
+	if (c->mode >= FLAMESTAT_NR_MODES)
+		return EINVAL;
+	if (c->mode == FLAMESTAT_MODE_CPU &&
+	    ((c->flags & FLAMESTAT_CFG_WAKER) || c->min_block_us))
+		return EINVAL;
+	if ((c->flags & FLAMESTAT_CFG_WAKER) && !(c->flags & FLAMESTAT_CFG_KERNEL))
 		return EINVAL;
 	for (i = c->nr_pids; i < FLAMESTAT_MAX_PIDS; i++)
 		if (c->pids[i])
@@ -337,7 +341,7 @@ static int start_verdict(const struct flamestat_config *c)
 /* What a GET_STATS says about samples held (stacks: merged entries). */
 static void samples_seen(const struct flamestat_stats *st)
 {
-	if (st->samples || st->stacks)
+	if (st->samples || st->stacks || st->offcpu_blocks)
 		M.samples = S_SOME;
 	else if (!M.running)
 		M.samples = S_NONE;
@@ -510,6 +514,15 @@ static void random_config(struct flamestat_config *c)
 	memset(c->pids, 0, sizeof(c->pids));
 	memset(c->cpus, 0, sizeof(c->cpus));
 	memset(c->reserved, 0, sizeof(c->reserved));
+	/* Mostly the mode in force: another one needs an empty session. */
+	if (!rng_below(&rng, 4))
+		c->mode = rng_below(&rng, 20) ? (uint32_t)rng_below(&rng, FLAMESTAT_NR_MODES) :
+			  (uint32_t)rng_next(&rng);
+	c->min_block_us = rng_below(&rng, 3) ? 0 : (uint32_t)rng_below(&rng, 2000);
+	if (c->mode == FLAMESTAT_MODE_CPU && rng_below(&rng, 10)) {
+		c->flags &= ~(uint32_t)FLAMESTAT_CFG_WAKER;
+		c->min_block_us = 0;
+	}
 	c->nr_pids = 0;
 	if (c->flags & FLAMESTAT_CFG_PID_TREE || !rng_below(&rng, 4)) {
 		c->nr_pids = rng_below(&rng, 12) ? (uint32_t)(1 + rng_below(&rng, 3)) :
@@ -541,8 +554,9 @@ static void op_set_config(void)
 	f = fds[s].file;
 	random_config(&c);
 	snprintf(desc, sizeof(desc),
-		 "SET_CONFIG(flags %#x freq %u depth %u/%u pids %u [%u %u] cpus0 %#llx res0 %#llx, %s) on %s",
-		 c.flags, c.freq_hz, c.kernel_depth, c.user_depth, c.nr_pids, c.pids[0],
+		 "SET_CONFIG(flags %#x freq %u mode %u min %u depth %u/%u pids %u [%u %u] cpus0 %#llx res0 %#llx, %s) on %s",
+		 c.flags, c.freq_hz, c.mode, c.min_block_us, c.kernel_depth, c.user_depth,
+		 c.nr_pids, c.pids[0],
 		 c.pids[1], (unsigned long long)c.cpus[0],
 		 (unsigned long long)c.reserved[0], ptr_names[pk],
 		 files[f].accmode == O_RDONLY ? "O_RDONLY" : "writable");
@@ -563,7 +577,9 @@ static void op_set_config(void)
 	fv = 0;
 	if (!v) {
 		samples_look(fds[s].fd);
-		fv = freq_verdict(M.samples, M.cfg.freq_hz, c.freq_hz);
+		/* A new mode, like a new frequency, needs an empty session. */
+		fv = freq_verdict(M.samples, M.cfg.freq_hz + M.cfg.mode * 100000U,
+				  c.freq_hz + c.mode * 100000U);
 		if (fv > 0)
 			v = fv;
 	}

@@ -230,6 +230,13 @@ static void random_config(struct flamestat_config *c)
 	c->freq_hz = freqs[rng_below(&rng, 5)];
 	c->kernel_depth = (uint16_t)(1 + rng_below(&rng, FLAMESTAT_MAX_KERNEL_DEPTH));
 	c->user_depth = (uint16_t)(1 + rng_below(&rng, FLAMESTAT_MAX_USER_DEPTH));
+	/* Any mode: another one than the session's is refused (EBUSY) unless empty. */
+	c->mode = (uint32_t)rng_below(&rng, FLAMESTAT_NR_MODES);
+	if (c->mode != FLAMESTAT_MODE_CPU) {
+		if (rng_below(&rng, 2) && (c->flags & FLAMESTAT_CFG_KERNEL))
+			c->flags |= FLAMESTAT_CFG_WAKER;
+		c->min_block_us = (uint32_t)rng_below(&rng, 3) * 50;
+	}
 }
 
 static void writer(const char *who, double end, struct counts *c)

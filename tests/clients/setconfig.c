@@ -3,10 +3,12 @@
  * setconfig: FLAMESTAT_IOC_SET_CONFIG from a shell test. Reads the
  * module's configuration, changes the fields given, sets it, and prints
  * the configuration read back as one line ("freq=HZ kernel_depth=N
- * user_depth=N flags=0xF"); on a refusal prints the errno's name (EBUSY,
- * EINVAL, ...) instead and exits 1. Without options it only prints.
+ * user_depth=N flags=0xF mode=N min_block_us=N"); on a refusal prints
+ * the errno's name (EBUSY, EINVAL, ...) instead and exits 1. Without
+ * options it only prints.
  *
- *   setconfig [-F HZ] [-k KERNEL_DEPTH] [-u USER_DEPTH]
+ *   setconfig [-F HZ] [-k KERNEL_DEPTH] [-u USER_DEPTH] [-m MODE]
+ *             [-b MIN_BLOCK_US] [-f FLAGS]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,15 +44,18 @@ int main(int argc, char **argv)
 		perror("setconfig: " FLAMESTAT_DEVICE);
 		return 2;
 	}
-	while ((opt = getopt(argc, argv, "F:k:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "F:k:u:m:b:f:")) != -1) {
 		unsigned long v = strtoul(optarg, NULL, 0);
 
 		switch (opt) {
 		case 'F': c.freq_hz = (__u32)v; break;
 		case 'k': c.kernel_depth = (__u16)v; break;
 		case 'u': c.user_depth = (__u16)v; break;
+		case 'm': c.mode = (__u32)v; break;
+		case 'b': c.min_block_us = (__u32)v; break;
+		case 'f': c.flags = (__u32)v; break;
 		default:
-			fprintf(stderr, "usage: setconfig [-F HZ] [-k KERNEL_DEPTH] [-u USER_DEPTH]\n");
+			fprintf(stderr, "usage: setconfig [-F HZ] [-k KERNEL_DEPTH] [-u USER_DEPTH] [-m MODE] [-b MIN_BLOCK_US] [-f FLAGS]\n");
 			return 2;
 		}
 		set = true;
@@ -63,8 +68,9 @@ int main(int argc, char **argv)
 		perror("setconfig: GET_CONFIG");
 		return 2;
 	}
-	printf("freq=%u kernel_depth=%u user_depth=%u flags=%#x\n", c.freq_hz,
-	       c.kernel_depth, c.user_depth, c.flags);
+	printf("freq=%u kernel_depth=%u user_depth=%u flags=%#x mode=%u min_block_us=%u\n",
+	       c.freq_hz, c.kernel_depth, c.user_depth, c.flags, c.mode,
+	       c.min_block_us);
 	close(fd);
 	return 0;
 }

@@ -37,6 +37,12 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n)
 	return rng_next(s) % n;
 }
 
+/* The sampling period, as the module rounds it. */
+static inline uint64_t snap_period_ns(const struct flamestat_snap_header *h)
+{
+	return (1000000000ULL + h->config.freq_hz / 2) / h->config.freq_hz;
+}
+
 /* The balance every reader may rely on; 0 when it holds. */
 static inline int stats_balance_err(const struct flamestat_stats *st,
 				    char *why, size_t whylen)
@@ -58,6 +64,29 @@ static inline int stats_balance_err(const struct flamestat_stats *st,
 			 (unsigned long long)st->samples,
 			 (unsigned long long)st->recorded,
 			 (unsigned long long)(sum - st->recorded));
+		return -1;
+	}
+	sum = st->offcpu_recorded;
+	for (i = 0; i < FLAMESTAT_MAX_OFFDROPS; i++) {
+		sum += st->offcpu_dropped[i];
+		if (i >= FLAMESTAT_NR_OFFDROPS && st->offcpu_dropped[i]) {
+			snprintf(why, whylen, "unused off-CPU drop slot %d is %llu",
+				 i, (unsigned long long)st->offcpu_dropped[i]);
+			return -1;
+		}
+	}
+	if (sum != st->offcpu_blocks) {
+		snprintf(why, whylen,
+			 "offcpu_blocks %llu != recorded %llu + dropped %llu",
+			 (unsigned long long)st->offcpu_blocks,
+			 (unsigned long long)st->offcpu_recorded,
+			 (unsigned long long)(sum - st->offcpu_recorded));
+		return -1;
+	}
+	if (st->offcpu_tasks > st->offcpu_tasks_max) {
+		snprintf(why, whylen, "offcpu_tasks %llu > max %llu",
+			 (unsigned long long)st->offcpu_tasks,
+			 (unsigned long long)st->offcpu_tasks_max);
 		return -1;
 	}
 	if (st->mem_used > st->mem_total) {
@@ -122,7 +151,9 @@ static inline void *snap_take(int fd, uint32_t flags, size_t chunk,
 struct snap_summary {
 	uint32_t flags;		/* header flags */
 	uint64_t stacks;
-	uint64_t counted;	/* sum of STACK counts */
+	uint64_t counted;	/* sum of on-CPU STACK counts */
+	uint64_t off_counted;	/* sum of off-CPU STACK counts */
+	uint64_t off_ns;	/* and of their time */
 	uint64_t procs;
 	uint64_t maps;
 	uint64_t files;
@@ -292,13 +323,30 @@ static inline int snap_validate(const void *raw, size_t size,
 				goto out;
 			}
 			nf = (uint64_t)s->nr_kernel + s->nr_user;
-			/* The frames, then the periods the samples stand for. */
-			if (r->size != sizeof(*s) + (nf + 1) * 8 || !s->count ||
+			/*
+			 * The frames, then the periods the samples stand for
+			 * (an off-CPU stack's: its count), then its time in ns
+			 * (an on-CPU stack's: the periods times the period),
+			 * then the waker's frames (off-CPU stacks only).
+			 */
+			if (r->size != sizeof(*s) + (nf + 2 + s->nr_waker) * 8 || !s->count ||
 			    s->frames[nf] < s->count ||
+			    ((s->flags & FLAMESTAT_STACKF_OFFCPU) ?
+			     s->frames[nf] != s->count :
+			     s->frames[nf + 1] != s->frames[nf] * snap_period_ns(h)) ||
 			    s->nr_kernel > FLAMESTAT_MAX_KERNEL_DEPTH ||
-			    s->nr_user > FLAMESTAT_MAX_USER_DEPTH || s->nr_waker || s->pad ||
+			    s->nr_user > FLAMESTAT_MAX_USER_DEPTH ||
+			    s->nr_waker > FLAMESTAT_MAX_KERNEL_DEPTH || s->pad ||
+			    (s->nr_waker && !(s->flags & FLAMESTAT_STACKF_OFFCPU)) ||
+			    (s->flags & (FLAMESTAT_STACKF_OFF_D | FLAMESTAT_STACKF_OFF_R) &&
+			     !(s->flags & FLAMESTAT_STACKF_OFFCPU)) ||
+			    (s->flags & FLAMESTAT_STACKF_OFFCPU &&
+			     h->config.mode == FLAMESTAT_MODE_CPU) ||
+			    (!(s->flags & FLAMESTAT_STACKF_OFFCPU) &&
+			     h->config.mode == FLAMESTAT_MODE_OFFCPU) ||
 			    (s->proc_id && (s->proc_id >= SNAP_MAX_IDS || !proc_seen[s->proc_id])) ||
-			    (s->flags & ~0xffU) || !memchr(s->comm, '\0', sizeof(s->comm))) {
+			    (s->flags & FLAMESTAT_STACKF_WAKER_TRUNCATED && !s->nr_waker) ||
+			    (s->flags & ~0xfffU) || !memchr(s->comm, '\0', sizeof(s->comm))) {
 				snap_fail(why, whylen,
 					  "record %u: bad STACK (count %llu, nk %u, nu %u, proc %u, flags %#x, size %u)",
 					  nrec, (unsigned long long)s->count, s->nr_kernel,
@@ -314,8 +362,9 @@ static inline int snap_validate(const void *raw, size_t size,
 					  nrec, s->nr_kernel);
 				goto out;
 			}
-			for (i = 0; i < s->nr_kernel; i++) {
-				uint64_t v = s->frames[i], j;
+			/* Kernel frames: the stack's, then its waker's. */
+			for (i = 0; i < (uint64_t)s->nr_kernel + s->nr_waker; i++) {
+				uint64_t v = s->frames[i < s->nr_kernel ? i : i + s->nr_user + 2], j;
 
 				if (!(h->flags & FLAMESTAT_SNAPF_KADDR_HIDDEN))
 					continue;
@@ -330,7 +379,12 @@ static inline int snap_validate(const void *raw, size_t size,
 				}
 			}
 			sum->stacks++;
-			sum->counted += s->count;
+			if (s->flags & FLAMESTAT_STACKF_OFFCPU) {
+				sum->off_counted += s->count;
+				sum->off_ns += s->frames[nf + 1];
+			} else {
+				sum->counted += s->count;
+			}
 			sum->kernel_frames += s->nr_kernel;
 			if (s->nr_user > sum->max_nu)
 				sum->max_nu = s->nr_user;
@@ -356,6 +410,16 @@ static inline int snap_validate(const void *raw, size_t size,
 			  (unsigned long long)h->stats.recorded);
 		goto out;
 	}
+	if (sum->off_counted != h->stats.offcpu_recorded ||
+	    sum->off_ns != h->stats.offcpu_ns) {
+		snap_fail(why, whylen,
+			  "off-CPU STACK counts add up to %llu and %llu ns, offcpu_recorded is %llu, offcpu_ns %llu",
+			  (unsigned long long)sum->off_counted,
+			  (unsigned long long)sum->off_ns,
+			  (unsigned long long)h->stats.offcpu_recorded,
+			  (unsigned long long)h->stats.offcpu_ns);
+		goto out;
+	}
 	if (sum->stacks != h->stats.stacks) {
 		snap_fail(why, whylen, "%llu STACK records, stats.stacks is %llu",
 			  (unsigned long long)sum->stacks,
@@ -378,9 +442,21 @@ out:
 static inline long long folded_validate(const char *t, size_t len, char *why,
 					size_t whylen)
 {
+	static const char hdr[] = "# flamestat: mode ";
 	long long total = 0;
 	size_t line = 0;
 
+	/* Off-CPU and wall-clock text says so on its first line. */
+	if (len > sizeof(hdr) && !memcmp(t, hdr, sizeof(hdr) - 1)) {
+		const char *nl = memchr(t, '\n', len);
+
+		if (!nl) {
+			snap_fail(why, whylen, "header line without newline");
+			return -1;
+		}
+		len -= (size_t)(nl + 1 - t);
+		t = nl + 1;
+	}
 	while (len) {
 		const char *nl = memchr(t, '\n', len), *sp;
 		size_t l;

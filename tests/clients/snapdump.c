@@ -160,14 +160,20 @@ int main(int argc, char **argv)
 			/* Modules before the periods: each sample is one. */
 			uint64_t periods = r->size >= sizeof(*s) + (nf + 1) * 8 ?
 					   s->frames[nf] : s->count;
+			/* Modules before off-CPU time: no time. */
+			uint64_t ns = r->size >= sizeof(*s) + (nf + 2) * 8 ?
+				      s->frames[nf + 1] : 0;
 
-			printf("stack count=%llu periods=%llu tgid=%u proc=%u flags=%#x nk=%u nu=%u comm=",
+			printf("stack count=%llu periods=%llu ns=%llu tgid=%u proc=%u flags=%#x nk=%u nu=%u nw=%u comm=",
 			       (unsigned long long)s->count,
-			       (unsigned long long)periods, s->tgid, s->proc_id,
-			       s->flags, s->nr_kernel, s->nr_user);
+			       (unsigned long long)periods, (unsigned long long)ns,
+			       s->tgid, s->proc_id, s->flags, s->nr_kernel, s->nr_user,
+			       s->nr_waker);
 			put_name(s->comm, sizeof(s->comm));
 			put_frames("k", s->frames, s->nr_kernel);
 			put_frames("u", s->frames + s->nr_kernel, s->nr_user);
+			if (s->nr_waker)
+				put_frames("w", s->frames + nf + 2, s->nr_waker);
 			putchar('\n');
 			break;
 		}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Load/unload torture: the module loaded and unloaded again and again with
 # sampling on (with parameters varied: frequencies, per-CPU, idle, one CPU,
-# pid filters, tiny and deep tables, autostart off), while four readers and
+# pid filters, tiny and deep tables, autostart off, and the off-CPU and
+# wall-clock modes with the scheduler probes attached), while four readers and
 # a writer (tests/clients/devstress.c --tolerant) use the device whenever
 # it is there and workloads run (before each rmmod they are asked to stop
 # opening it and finish what they do, tests/clients/devstress.c
@@ -21,7 +22,9 @@ CYCLES=$(fs_size 60 1000 150)
 # Refused parameters: insmod fails, nothing is left behind.
 for p in freq=0 freq=20001 kernel_depth=0 user_depth=1025 "kernel_stacks=0 user_stacks=0" \
 	pid_tree=1 pid=0 pid=4000000 cpus=999 cpus=abc pcpu_kb=0 table_kb=0 max_procs=0 \
-	maps_kb=0 table_kb=16777217 pcpu_kb=4194305 max_procs=16777217; do
+	maps_kb=0 table_kb=16777217 pcpu_kb=4194305 max_procs=16777217 \
+	mode=bogus waker=1 min_block_us=5 "mode=offcpu offcpu_tasks=15" \
+	offcpu_tasks=1048577; do
 	# shellcheck disable=SC2086 # several parameters
 	if insmod "$FS_KO" $p 2>/dev/null; then
 		not_ok "insmod $p refused"
@@ -47,7 +50,7 @@ QUIET=$FS_TMP/quiet
 stress=$!
 
 params() {
-	case $(($1 % 12)) in
+	case $(($1 % 16)) in
 	0) echo "" ;;
 	1) echo "freq=4999" ;;
 	2) echo "percpu=1 idle=1" ;;
@@ -60,6 +63,11 @@ params() {
 	9) echo "cpus=1" ;;
 	10) echo "pid=1 pid_tree=1" ;;
 	11) echo "freq=1 group=1001" ;;
+	# The off-CPU probes attached while tasks switch on every CPU.
+	12) echo "mode=offcpu" ;;
+	13) echo "mode=wall waker=1 percpu=1" ;;
+	14) echo "mode=offcpu offcpu_tasks=16 min_block_us=50" ;;
+	15) echo "mode=wall kernel_stacks=0 freq=4999" ;;
 	esac
 }
 

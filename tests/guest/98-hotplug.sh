@@ -5,7 +5,9 @@
 # counters are checked; afterwards every CPU is sampled again (per-CPU
 # stacks from cpu-0..cpu-3) and the sampled-CPU count follows the online
 # CPUs. Also: load with a CPU offline, then bring it online (its tables
-# are allocated then); unload with a CPU offline. Short 20 s, long 300 s.
+# are allocated then); unload with a CPU offline. The storm runs twice:
+# sampling CPU time, then in wall-clock mode with the off-CPU probes (and
+# waker stacks) attached. Short 20 s, long 300 s, each.
 # vm: name=hotplug smp=4 mem=1024
 # timeout: 300
 # timeout-long: 1800
@@ -26,36 +28,44 @@ expect_eq "4 CPUs" "$(nr_online)" 4
 # percpu_seen FILE: the CPUs that have stacks in FILE, e.g. "0 1 2 3".
 percpu_seen() { sed -n 's/^cpu-\([0-9]*\);.*/\1/p' "$1" | sort -un | tr '\n' ' '; }
 
-fs_load percpu=1
 for _ in 1 2 3 4; do
 	wl_bg chain 3600
 done
-"$FS_WL/devstress" -r 2 -w -t "$SECS" -s 5 >"$FS_TMP/stress.out" 2>&1 &
-stress=$!
-toggles=0 bad=0 seed=1
-t_end=$(($(now_ms) + SECS * 1000))
-while [ "$(now_ms)" -lt $t_end ]; do
-	seed=$(((seed * 1103515245 + 12345) % 2147483648))
-	c=$((1 + seed % 3))
-	if is_online $c; then offline $c; else online $c; fi || bad=$((bad + 1))
-	toggles=$((toggles + 1))
-	if [ $((toggles % 5)) = 0 ]; then
-		fs_balanced || { not_ok "unbalanced after $toggles toggles"; break; }
-	fi
-done
-wait "$stress"
-rc=$?
-for c in 1 2 3; do
-	is_online $c || online $c
-done
-log "$toggles CPU online/offline toggles in $SECS s ($bad refused by the kernel)"
-expect_ge "toggles done" "$toggles" 10
-expect_eq "devstress: $(tail -n 1 "$FS_TMP/stress.out")" "$rc" 0
-grep '^FAIL' "$FS_TMP/stress.out" | head -n 10 | sed 's/^/#   /'
-artifact "$FS_TMP/stress.out"
-check "balanced" fs_balanced
-expect_eq "all online" "$(nr_online)" 4
-check "unload" fs_unload
+
+# storm NAME PARAMS...: CPUs toggled for SECS with the module loaded so.
+storm() {
+	_name=$1
+	shift
+	fs_load "$@"
+	"$FS_WL/devstress" -r 2 -w -t "$SECS" -s 5 >"$FS_TMP/stress.out" 2>&1 &
+	stress=$!
+	toggles=0 bad=0 seed=1
+	t_end=$(($(now_ms) + SECS * 1000))
+	while [ "$(now_ms)" -lt $t_end ]; do
+		seed=$(((seed * 1103515245 + 12345) % 2147483648))
+		c=$((1 + seed % 3))
+		if is_online $c; then offline $c; else online $c; fi || bad=$((bad + 1))
+		toggles=$((toggles + 1))
+		if [ $((toggles % 5)) = 0 ]; then
+			fs_balanced || { not_ok "$_name: unbalanced after $toggles toggles"; break; }
+		fi
+	done
+	wait "$stress"
+	rc=$?
+	for c in 1 2 3; do
+		is_online $c || online $c
+	done
+	log "$_name: $toggles CPU online/offline toggles in $SECS s ($bad refused by the kernel)"
+	expect_ge "$_name: toggles done" "$toggles" 10
+	expect_eq "$_name: devstress: $(tail -n 1 "$FS_TMP/stress.out")" "$rc" 0
+	grep '^FAIL' "$FS_TMP/stress.out" | head -n 10 | sed 's/^/#   /'
+	artifact "$FS_TMP/stress.out"
+	check "$_name: balanced" fs_balanced
+	expect_eq "$_name: all online" "$(nr_online)" 4
+	check "$_name: unload" fs_unload
+}
+storm cpu percpu=1
+storm wall percpu=1 mode=wall waker=1
 
 # Every CPU sampled again after the storm (a fresh, per-CPU load).
 fs_load percpu=1

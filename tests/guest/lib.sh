@@ -196,11 +196,14 @@ fs_stats_balance() {
 	     $1 ~ /^dropped_/ {d += $2} END {print s + 0, r + 0, d + 0}' "$FS_STATS"
 }
 
-# fs_balanced: samples == recorded + dropped in one read of the stats.
+# fs_balanced: samples == recorded + dropped, and off-CPU blocks ==
+# recorded + dropped, in one read of the stats.
 fs_balanced() {
-	# shellcheck disable=SC2046 # three numbers
-	set -- $(fs_stats_balance)
-	[ "$1" -eq $(($2 + $3)) ]
+	awk '$1 == "samples" {s = $2} $1 == "recorded" {r = $2}
+	     $1 ~ /^dropped_/ {d += $2}
+	     $1 == "offcpu_blocks" {ob = $2} $1 == "offcpu_recorded" {orc = $2}
+	     $1 ~ /^offcpu_dropped_/ {od += $2}
+	     END {exit !(s == r + d && ob == orc + od)}' "$FS_STATS"
 }
 
 # fs_size SHORT LONG [DEBUG]: the size for FS_TORTURE; DEBUG defaults to LONG.

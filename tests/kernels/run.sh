@@ -51,8 +51,8 @@ done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork 56-offcpu
-	57-offcpu-disk 63-offcpu-unload 72-vhost 73-iouring 74-hostile
-	83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
+	57-offcpu-disk 63-offcpu-unload 64-offcpu-module 72-vhost 73-iouring
+	74-hostile 83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh

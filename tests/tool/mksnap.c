@@ -8,22 +8,32 @@
  *          idle=N filtered=N mode=N table_full=N cpu_table_full=N
  *          throttled=N overruns=N state=running,lockdown,throttled
  *          running_ns=N cpus=N cost_ns=N
+ *          measure=cpu|offcpu|wall min_block_us=N waker=1 layout=v1
+ *          blocks=N offrecorded=N short=N offfiltered=N offmode=N
+ *          noslot=N offcpu_table_full=N offprobe=N unfinished=N
+ *          offcpu_ns=N offtasks=N offtasks_max=N
  *   file ID PATH [build_id=HEX] [dev=N] [ino=N]     (dev: st_dev)
  *   proc ID tgid=N ns_tgid=N comm=NAME [flags=exited,nomaps,compat]
  *   map PROC FILE START END PGOFF [anon|vdso]
  *   ksym VALUE OFFSET NAME...
  *   host boot_id=ID hostname=NAME release=R    (the tool's HOST record)
  *   stack COUNT proc=ID tgid=N comm=NAME [cpu=N] [flags=kt,ut,uf,...]
- *         [periods=N] k=ADDR,ADDR... u=ADDR,ADDR...       (leaf first)
+ *         [periods=N [time=NS]] k=ADDR,ADDR... u=ADDR,ADDR...
+ *         [w=ADDR,ADDR...]                                 (leaf first)
  *
  * A stack with periods= gets them after its frames, as modules since
  * c520aff write them (the periods its samples stand for); without, the
- * record ends at its frames, as older modules wrote it.
+ * record ends at its frames, as older modules wrote it. time= follows
+ * the periods, as modules with off-CPU time write it; w= are the waker's
+ * kernel frames, after the user frames. Off-CPU flags: off (S), off,offd
+ * (D), off,offr (R). layout=v1: the header of modules before the
+ * off-CPU counters (struct flamestat_stats up to procs_recycled).
  *
  * Numbers are C literals (0x... allowed); comm may use \s for a space and
  * \c for a ';'. Usage: mksnap < spec > file.fstat. Exits 1 on a bad line.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +44,11 @@
 static unsigned char *out;
 static size_t out_len, out_cap;
 static uint32_t nr_records;
+#define V1_SIZE \
+	(offsetof(struct flamestat_snap_header, stats) + FLAMESTAT_STATS_SIZE_V1)
+
 static struct flamestat_snap_header hdr;
+static int v1;			/* layout=v1: the older, shorter header */
 static int lineno;
 
 static void die(const char *why)
@@ -173,6 +187,35 @@ static void do_header(char **w, int n)
 	hdr.stats.running_ns = optnum(w, n, "running_ns", 0);
 	hdr.stats.nr_cpus = (uint32_t)optnum(w, n, "cpus", 0);
 	hdr.stats.cost_ns = optnum(w, n, "cost_ns", 0);
+	st = opt(w, n, "measure");
+	hdr.config.mode = !st || !strcmp(st, "cpu") ? FLAMESTAT_MODE_CPU :
+			  !strcmp(st, "offcpu") ? FLAMESTAT_MODE_OFFCPU :
+			  !strcmp(st, "wall") ? FLAMESTAT_MODE_WALL :
+			  (uint32_t)num(st);
+	hdr.config.min_block_us = (uint32_t)optnum(w, n, "min_block_us", 0);
+	if (optnum(w, n, "waker", 0))
+		hdr.config.flags |= FLAMESTAT_CFG_WAKER;
+	st = opt(w, n, "layout");
+	v1 = st && !strcmp(st, "v1");
+	hdr.stats.offcpu_blocks = optnum(w, n, "blocks", 0);
+	hdr.stats.offcpu_recorded = optnum(w, n, "offrecorded", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_SHORT] =
+		optnum(w, n, "short", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_FILTERED] =
+		optnum(w, n, "offfiltered", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_MODE] =
+		optnum(w, n, "offmode", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_NO_SLOT] =
+		optnum(w, n, "noslot", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] =
+		optnum(w, n, "offcpu_table_full", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_PROBE] =
+		optnum(w, n, "offprobe", 0);
+	hdr.stats.offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED] =
+		optnum(w, n, "unfinished", 0);
+	hdr.stats.offcpu_ns = optnum(w, n, "offcpu_ns", 0);
+	hdr.stats.offcpu_tasks = optnum(w, n, "offtasks", 0);
+	hdr.stats.offcpu_tasks_max = optnum(w, n, "offtasks_max", 0);
 }
 
 static void do_file(char **w, int n)
@@ -270,38 +313,54 @@ static void do_ksym(char **w, int n, const char *line)
 static void do_stack(char **w, int n)
 {
 	static uint64_t k[FLAMESTAT_MAX_KERNEL_DEPTH],
-		u[FLAMESTAT_MAX_USER_DEPTH];
+		u[FLAMESTAT_MAX_USER_DEPTH], wk[FLAMESTAT_MAX_KERNEL_DEPTH];
 	struct flamestat_rec_stack *r;
 	const char *f = opt(w, n, "flags"), *c = opt(w, n, "comm");
-	const char *periods = opt(w, n, "periods");
-	size_t nk, nu;
+	const char *periods = opt(w, n, "periods"), *time = opt(w, n, "time");
+	size_t nk, nu, nw;
 
 	if (n < 2)
 		die("stack COUNT ...");
+	if (time && !periods)
+		die("time= needs periods=");
+	if (opt(w, n, "w") && !time)
+		die("w= needs time=: the waker's frames come after it");
 	nk = addrs(opt(w, n, "k"), k, FLAMESTAT_MAX_KERNEL_DEPTH);
 	nu = addrs(opt(w, n, "u"), u, FLAMESTAT_MAX_USER_DEPTH);
+	nw = addrs(opt(w, n, "w"), wk, FLAMESTAT_MAX_KERNEL_DEPTH);
 	r = rec(FLAMESTAT_REC_STACK,
-		sizeof(*r) + (nk + nu + (periods ? 1 : 0)) * 8);
+		sizeof(*r) + (nk + nu + nw + (periods ? 1 : 0) +
+			      (time ? 1 : 0)) * 8);
 	r->count = num(w[1]);
 	r->proc_id = (uint32_t)optnum(w, n, "proc", 0);
 	r->tgid = (uint32_t)optnum(w, n, "tgid", 0);
 	r->cpu = (uint16_t)optnum(w, n, "cpu", FLAMESTAT_CPU_ANY);
 	r->nr_kernel = (uint16_t)nk;
 	r->nr_user = (uint16_t)nu;
+	r->nr_waker = (uint16_t)nw;
 	r->flags = (has_flag(f, "kt") ? FLAMESTAT_STACKF_KERNEL_TRUNCATED : 0) |
 		   (has_flag(f, "ut") ? FLAMESTAT_STACKF_USER_TRUNCATED : 0) |
 		   (has_flag(f, "uf") ? FLAMESTAT_STACKF_USER_FAULT : 0) |
-		   (has_flag(f, "kthread") ? FLAMESTAT_STACKF_KERNEL_THREAD : 0);
+		   (has_flag(f, "kthread") ? FLAMESTAT_STACKF_KERNEL_THREAD : 0) |
+		   (has_flag(f, "off") ? FLAMESTAT_STACKF_OFFCPU : 0) |
+		   (has_flag(f, "offd") ? FLAMESTAT_STACKF_OFF_D : 0) |
+		   (has_flag(f, "offr") ? FLAMESTAT_STACKF_OFF_R : 0) |
+		   (has_flag(f, "wt") ? FLAMESTAT_STACKF_WAKER_TRUNCATED : 0);
 	comm_copy(r->comm, c ? c : "");
 	memcpy(r->frames, k, nk * 8);
 	memcpy(&r->frames[nk], u, nu * 8);
 	if (periods)
 		r->frames[nk + nu] = num(periods);
+	if (time)
+		r->frames[nk + nu + 1] = num(time);
+	/* The waker's frames last: the record grew at its end. */
+	memcpy(&r->frames[nk + nu + 2], wk, nw * 8);
 }
 
 int main(void)
 {
 	char line[8192], copy[8192], *w[64], *save = NULL;
+	size_t skip;
 	int n;
 
 	rec(0, sizeof(hdr));	/* room for the header, fixed below */
@@ -338,7 +397,15 @@ int main(void)
 	hdr.total_size = out_len;
 	hdr.nr_records = nr_records;
 	memcpy(out, &hdr, sizeof(hdr));
-	if (fwrite(out, 1, out_len, stdout) != out_len)
+	/* The older header: the records move up over the off-CPU counters. */
+	skip = v1 ? sizeof(hdr) - V1_SIZE : 0;
+	if (skip) {
+		hdr.header_size = V1_SIZE;
+		hdr.total_size = out_len - skip;
+		memcpy(out, &hdr, V1_SIZE);
+		memmove(out + V1_SIZE, out + sizeof(hdr), out_len - sizeof(hdr));
+	}
+	if (fwrite(out, 1, out_len - skip, stdout) != out_len - skip)
 		die("write error");
 	free(out);
 	return 0;

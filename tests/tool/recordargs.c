@@ -41,5 +41,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < cfg.nr_pids; i++)
 		printf("%s%u", i ? "," : "", cfg.pids[i]);
 	printf("\ncfg_pid_tree=%d\n", !!(cfg.flags & FLAMESTAT_CFG_PID_TREE));
+	printf("cfg_mode=%u\ncfg_min_block_us=%u\ncfg_waker=%d\n", cfg.mode,
+	       cfg.min_block_us, !!(cfg.flags & FLAMESTAT_CFG_WAKER));
 	return 0;
 }

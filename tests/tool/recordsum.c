@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 	}
 	fs_progname = "flamestat record";
 	record_env_init(&e);
+	e.mode = hdr.config.mode;
+	e.min_block_us = hdr.config.min_block_us;
 	status_line(1, &hdr.stats);
 	fputc('\n', stderr);
 	summary(&e, &hdr.stats, atoi(argv[1]), p ? profile_meta(p) : NULL,

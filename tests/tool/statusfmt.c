@@ -7,7 +7,9 @@
  *
  * Usage: statusfmt CPU_MAX_PERCENT [--json] < file.fstat   (-1: unknown)
  * --json: what 'flamestat status --json' prints, with a configuration of
- * pids 12,34 on CPUs 0-1 and no module parameters.
+ * pids 12,34 on CPUs 0-1 and no module parameters, in the header's mode
+ * (with its min block and waker flag). Without: the counters' lines, the
+ * off-CPU ones as the header's mode has them.
  */
 #define FLAMESTAT_VERSION "test"
 #include "cmd/cmd_status.c"
@@ -37,11 +39,16 @@ int main(int argc, char **argv)
 				 FLAMESTAT_CFG_CPUMASK,
 			.kernel_depth = 127, .user_depth = 127,
 			.nr_pids = 2, .pids = { 12, 34 }, .cpus = { 3 },
+			.mode = hdr.config.mode,
+			.min_block_us = hdr.config.min_block_us,
 		};
+
+		c.flags |= hdr.config.flags & FLAMESTAT_CFG_WAKER;
 
 		print_json(&v, &c, &hdr.stats, atoi(argv[1]), false);
 		return 0;
 	}
 	print_stats(&hdr.stats, atoi(argv[1]));
+	print_offcpu(&hdr.stats, &hdr.config);
 	return 0;
 }

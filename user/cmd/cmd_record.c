@@ -25,6 +25,7 @@
 #include "lib/cpulist.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "profile/fold.h"
 #include "profile/snapshot.h"
 
 /* Every option of record; designated defaults in record_env_init(). */
@@ -39,6 +40,12 @@ struct record_env {
 	const char *cpus_opt;	/* how it was given: "--cpus" or "-C" */
 	struct cpuset cpuset;	/* the CPUs of the list */
 	uint16_t kernel_depth, user_depth;
+	/* What is measured: enum flamestat_mode, and the option that said so. */
+	uint32_t mode;
+	const char *mode_opt;
+	uint32_t min_block_us;	/* --min-block */
+	bool min_block_set;
+	bool waker;		/* --waker: CFG_WAKER */
 	const char *raw_path;
 	bool quiet;
 	bool force;		/* take the profiler over from another session */
@@ -64,7 +71,8 @@ static void usage(FILE *out)
 	fprintf(out,
 "Usage: flamestat record [OPTIONS] [-a | -p PID[,PID...] | -- COMMAND [ARGS...]]\n"
 "\n"
-"Sample where the CPUs spend their time, with the flamestat module (loaded\n"
+"Sample where the CPUs spend their time (or, with --off-cpu, where tasks\n"
+"wait; with --wall, both), with the flamestat module (loaded\n"
 "if needed), and write the stacks. Without -a, -p or a command, the whole\n"
 "system is sampled. Sampling ends after -d SECONDS, when the command or\n"
 "all the -p processes exit, or on Ctrl-C (what was collected is written).\n"
@@ -86,6 +94,18 @@ static void usage(FILE *out)
 "      --per-cpu          keep CPUs apart; each stack gets a cpu-N root\n"
 "      --kernel-depth N   kernel frames kept, 1..%d (default %d)\n"
 "      --user-depth N     user frames kept, 1..%d (default %d)\n"
+"\n"
+"What to measure:\n"
+"      --off-cpu          off-CPU time: where tasks block (sleeps, I/O, locks,\n"
+"                         waiting for a CPU), in ns, from the scheduler's\n"
+"                         switches; no sampling timer runs\n"
+"      --wall             wall-clock time: CPU samples weighted by the\n"
+"                         period plus off-CPU time, all in ns\n"
+"      --mode MODE        cpu (default: CPU samples), offcpu or wall\n"
+"      --min-block TIME   off-CPU blocks shorter than TIME are counted, not\n"
+"                         recorded: 10us, 1ms, 0.5s (no unit: us; default 0)\n"
+"      --waker            with each off-CPU stack, the kernel stack of the\n"
+"                         task that woke it (after '--', frames _[w])\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write FILE (default: standard output); the format\n"
@@ -115,6 +135,8 @@ static void usage(FILE *out)
 "  flamestat record -K --idle -d 5 > kernel.folded\n"
 "  flamestat record -C 2,3 --per-cpu -d 10 -o cpus.svg\n"
 "  flamestat record -d 60 --raw run.fstat -o run.svg\n"
+"  flamestat record --off-cpu --min-block 1ms -p 1234 -d 10 -o wait.svg\n"
+"  flamestat record --wall --waker -o wall.svg -- ./server --once\n"
 "  flamestat record -d 10 -o system.speedscope.json\n"
 "  flamestat record -d 30 -o run.pb.gz && go tool pprof -http=: run.pb.gz\n"
 "  flamestat record --interval 60 --max-files 1440 -o /var/tmp/profiles\n"
@@ -135,7 +157,7 @@ static void usage(FILE *out)
 enum {
 	OPT_IDLE = 0x300, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
 	OPT_FORMAT, OPT_RAW, OPT_HEADER, OPT_FORCE,
-	OPT_COUNT,
+	OPT_COUNT, OPT_OFF_CPU, OPT_WALL, OPT_MODE, OPT_MIN_BLOCK, OPT_WAKER,
 };
 
 static const struct option own_options[] = {
@@ -152,6 +174,11 @@ static const struct option own_options[] = {
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "kernel-depth", required_argument, NULL, OPT_KDEPTH },
 	{ "user-depth", required_argument, NULL, OPT_UDEPTH },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "waker", no_argument, NULL, OPT_WAKER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "raw", required_argument, NULL, OPT_RAW },
@@ -193,6 +220,87 @@ static int parse_pids(struct record_env *e, const char *arg)
 	}
 	free(copy);
 	return ret;
+}
+
+/*
+ * --off-cpu, --wall, --mode: one mode, however many times it is said;
+ * two different ones exclude each other. @opt: how it was said.
+ */
+static int set_mode(struct record_env *e, uint32_t mode, const char *opt)
+{
+	if (e->mode_opt && e->mode != mode) {
+		fs_err("%s and %s exclude each other", e->mode_opt, opt);
+		return -1;
+	}
+	e->mode = mode;
+	e->mode_opt = opt;
+	return 0;
+}
+
+static int parse_mode(struct record_env *e, const char *arg)
+{
+	static const char *const names[FLAMESTAT_NR_MODES] = {
+		[FLAMESTAT_MODE_CPU] = "cpu",
+		[FLAMESTAT_MODE_OFFCPU] = "offcpu",
+		[FLAMESTAT_MODE_WALL] = "wall",
+	};
+	uint32_t m;
+
+	for (m = 0; m < FLAMESTAT_NR_MODES; m++)
+		if (!strcmp(arg, names[m]))
+			return set_mode(e, m, m == FLAMESTAT_MODE_CPU ?
+					"--mode cpu" : m == FLAMESTAT_MODE_OFFCPU ?
+					"--mode offcpu" : "--mode wall");
+	fs_err("--mode '%s': expected cpu, offcpu or wall", arg);
+	return -1;
+}
+
+/*
+ * --min-block: a decimal time with a unit, ns, us, ms or s (none:
+ * microseconds, the module's unit), into whole microseconds.
+ */
+static int parse_min_block(struct record_env *e, const char *arg)
+{
+	static const struct {
+		const char *suffix;
+		double ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	size_t len = strlen(arg), i, n;
+	double scale = 1e3, v, us;
+	char num[64];
+
+	n = len;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t sl = strlen(units[i].suffix);
+
+		if (len > sl && !strcmp(arg + len - sl, units[i].suffix)) {
+			n = len - sl;
+			scale = units[i].ns;
+			break;
+		}
+	}
+	if (n >= sizeof(num))
+		goto bad;
+	memcpy(num, arg, n);
+	num[n] = '\0';
+	if (parse_decimal(num, &v) || v < 0)
+		goto bad;
+	us = v * scale / 1e3;
+	if (us > UINT32_MAX)
+		goto bad;
+	if (us != (double)(uint32_t)us) {
+		fs_err("--min-block '%s': the module counts whole microseconds", arg);
+		return -1;
+	}
+	e->min_block_us = (uint32_t)us;
+	e->min_block_set = true;
+	return 0;
+bad:
+	fs_err("--min-block '%s': expected a time like 10us, 1ms or 0.5s (at most %u us)",
+	       arg, UINT32_MAX);
+	return -1;
 }
 
 #define SYS_CPU "/sys/devices/system/cpu/"
@@ -354,6 +462,25 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_OFF_CPU:
+			if (set_mode(e, FLAMESTAT_MODE_OFFCPU, "--off-cpu"))
+				ret = EXIT_USAGE;
+			break;
+		case OPT_WALL:
+			if (set_mode(e, FLAMESTAT_MODE_WALL, "--wall"))
+				ret = EXIT_USAGE;
+			break;
+		case OPT_MODE:
+			if (parse_mode(e, optarg))
+				ret = EXIT_USAGE;
+			break;
+		case OPT_MIN_BLOCK:
+			if (parse_min_block(e, optarg))
+				ret = EXIT_USAGE;
+			break;
+		case OPT_WAKER:
+			e->waker = true;
+			break;
 		case 'o':
 			e->out.path = optarg;
 			break;
@@ -419,6 +546,19 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 	}
 	if (e->kernel_only && e->command)
 		fs_warn("-K with a command records only its kernel stacks");
+	/* Off-CPU options mean nothing to CPU samples: say so, not ignore. */
+	if (e->waker && e->mode == FLAMESTAT_MODE_CPU) {
+		fs_err("--waker needs --off-cpu or --wall: wakers are those of off-CPU time");
+		goto usage;
+	}
+	if (e->min_block_set && e->mode == FLAMESTAT_MODE_CPU) {
+		fs_err("--min-block needs --off-cpu or --wall: it is the shortest off-CPU block recorded");
+		goto usage;
+	}
+	if (e->waker && e->user_only) {
+		fs_err("--waker with -U: the waker's stack is a kernel stack, which -U leaves out");
+		goto usage;
+	}
 	if (svg_options_check(&e->out.svg))
 		goto usage;
 	if (e->src.fold.per_cpu && !e->per_cpu) {
@@ -651,6 +791,8 @@ static void status_line(double elapsed, const struct flamestat_stats *st)
 	if (throttled)
 		fprintf(stderr, "  throttled %llu%s", (unsigned long long)throttled,
 			st->state & FLAMESTAT_STATE_THROTTLED ? " (now)" : "");
+	if (st->offcpu_blocks)
+		fprintf(stderr, "  blocks %llu", (unsigned long long)st->offcpu_blocks);
 }
 
 static void build_config(const struct record_env *e, pid_t child,
@@ -668,6 +810,10 @@ static void build_config(const struct record_env *e, pid_t child,
 	cfg->freq_hz = e->freq;
 	cfg->kernel_depth = e->kernel_depth;
 	cfg->user_depth = e->user_depth;
+	cfg->mode = e->mode;
+	cfg->min_block_us = e->min_block_us;
+	if (e->waker)
+		cfg->flags |= FLAMESTAT_CFG_WAKER;
 	if (child > 0 && !e->all) {
 		cfg->nr_pids = 1;
 		cfg->pids[0] = (uint32_t)child;
@@ -685,6 +831,41 @@ static void build_config(const struct record_env *e, pid_t child,
  * found (frame pointers at the user leaves), NULL when they were not
  * folded (raw output only).
  */
+/*
+ * Off-CPU time (--off-cpu, --wall): the blocks the module saw, recorded
+ * and not, by reason: offcpu_blocks == offcpu_recorded + the drops.
+ */
+static void offcpu_summary(const struct record_env *e,
+			   const struct flamestat_stats *st)
+{
+	uint64_t lost = fold_offcpu_lost(st) -
+			st->offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED];
+	uint64_t unfinished = st->offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED];
+	char t[PROFILE_TIME_BUF];
+	int i;
+
+	fprintf(stderr, "flamestat record: off-CPU: %llu blocks, %llu recorded (%s)",
+		(unsigned long long)st->offcpu_blocks,
+		(unsigned long long)st->offcpu_recorded,
+		profile_fmt_ns(t, sizeof(t), (double)st->offcpu_ns));
+	if (st->offcpu_blocks > st->offcpu_recorded) {
+		fprintf(stderr, "; not recorded:");
+		for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+			fprintf(stderr, "%s %s %llu", i ? "," : "",
+				fs_offdrop_name(i),
+				(unsigned long long)st->offcpu_dropped[i]);
+	}
+	if (e->min_block_us)
+		fprintf(stderr, " (min block %u us)", e->min_block_us);
+	fputc('\n', stderr);
+	if (lost)
+		fs_warn("%llu off-CPU blocks were lost for want of room (no-slot: more tasks blocked at once than the module's offcpu_tasks=; cpu-table-full: pcpu_kb=; long-probe): load the module with larger ones",
+			(unsigned long long)lost);
+	if (unfinished)
+		fs_note("%llu tasks were still blocked when the recording ended: their last block is not in the profile",
+			(unsigned long long)unfinished);
+}
+
 static void summary(const struct record_env *e, const struct flamestat_stats *st,
 		    int max_pct, const struct profile_meta *m,
 		    const char *where)
@@ -701,9 +882,15 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 
 	uint64_t period_ns = m ? profile_period_ns(m) : 0;
 
-	fprintf(stderr, "flamestat record: %llu samples in %llu stacks",
-		(unsigned long long)st->recorded,
-		(unsigned long long)st->stacks);
+	/* No timer ran: the blocks are all there is (offcpu_summary()). */
+	if (e->mode == FLAMESTAT_MODE_OFFCPU)
+		fprintf(stderr, "flamestat record: %llu off-CPU blocks in %llu stacks",
+			(unsigned long long)st->offcpu_recorded,
+			(unsigned long long)st->stacks);
+	else
+		fprintf(stderr, "flamestat record: %llu samples in %llu stacks",
+			(unsigned long long)st->recorded,
+			(unsigned long long)st->stacks);
 	/* What the stacks weigh: the periods their samples stand for. */
 	if (period_ns && m->sample_periods)
 		fprintf(stderr, " (%.3f s of CPU time)",
@@ -722,6 +909,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 		}
 	}
 	fprintf(stderr, "; wrote %s\n", where);
+	if (e->mode != FLAMESTAT_MODE_CPU)
+		offcpu_summary(e, st);
 	if (lost)
 		fs_warn("%llu samples were lost to full tables (the coldest stacks make room for new ones): load the module with a larger table_kb= (merged table) or pcpu_kb= (per CPU)",
 			(unsigned long long)lost);
@@ -932,6 +1121,23 @@ static void restore_module(struct fs_dev *dev,
 }
 
 /*
+ * The module refused @cfg with EINVAL: is it for its mode? Modules
+ * without off-CPU time refuse every mode but cpu, and its options; if
+ * the same configuration in cpu mode is taken, that was why. (The
+ * module is put back as it was found afterwards, restore_module().)
+ */
+static bool module_lacks_offcpu(struct fs_dev *dev,
+				const struct flamestat_config *cfg)
+{
+	struct flamestat_config cpu = *cfg;
+
+	cpu.mode = FLAMESTAT_MODE_CPU;
+	cpu.min_block_us = 0;
+	cpu.flags &= ~(uint32_t)FLAMESTAT_CFG_WAKER;
+	return !fs_dev_set_config(dev, &cpu);
+}
+
+/*
  * Claims the session; with --force, takes it from whoever holds it.
  * Returns 0 or the exit status, having said why.
  */
@@ -1041,6 +1247,11 @@ int do_record(int argc, char **argv)
 			fs_err("-p: no such process");
 		} else if (why == EPERM) {
 			fs_err("kernel lockdown forbids kernel stacks: drop -K (user stacks are still recorded)");
+		} else if (why == EINVAL && cfg.mode != FLAMESTAT_MODE_CPU &&
+			   module_lacks_offcpu(&dev, &cfg)) {
+			fs_err("%s: the loaded flamestat module does not measure off-CPU time; load a newer one (rmmod flamestat, then install this version's module)",
+			       e.mode_opt);
+			ret = EXIT_NOMODULE;
 		} else if (why == EBUSY &&
 			   fs_dev_cmd(&dev, FLAMESTAT_IOC_CLAIM)) {
 			/* Claiming again fails only if the claim was taken. */

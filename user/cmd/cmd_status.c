@@ -26,7 +26,8 @@ static void usage(FILE *out)
 "configuration, the samples it counted and why others were not recorded,\n"
 "its memory use and its own CPU cost per sample, and whether it throttled\n"
 "itself (sampled less often on a CPU where that cost passed the module's\n"
-"cpu_max_percent). When it is not loaded, show the installed module and\n"
+"cpu_max_percent); in off-CPU and wall-clock modes, the blocks it saw\n"
+"and why some were not recorded. When it is not loaded, show the installed module and\n"
 "its signer, Secure Boot, lockdown and signature enforcement, and whether\n"
 "the kernel would refuse the module.\n"
 "Reading the counters does not disturb sampling. Needs root.\n"
@@ -72,6 +73,15 @@ static void print_config(const struct flamestat_config *c)
 	uint32_t i, cpu;
 	bool first = true;
 
+	printf("mode:       %s", c->mode == FLAMESTAT_MODE_OFFCPU ?
+	       "offcpu (time off a CPU, in ns)" : c->mode == FLAMESTAT_MODE_WALL ?
+	       "wall (CPU samples and time off a CPU, in ns)" :
+	       c->mode == FLAMESTAT_MODE_CPU ? "cpu (CPU samples)" : "unknown");
+	if (c->mode != FLAMESTAT_MODE_CPU)
+		printf(", min block %u us, wakers %s", c->min_block_us,
+		       c->flags & FLAMESTAT_CFG_WAKER ? "recorded" :
+		       "not recorded");
+	printf("\n");
 	printf("frequency:  %u Hz per CPU\n", c->freq_hz);
 	printf("stacks:     %s%s%s, depth %u kernel / %u user\n",
 	       c->flags & FLAMESTAT_CFG_KERNEL ? "kernel" : "",
@@ -141,6 +151,32 @@ static void print_throttled(const struct flamestat_stats *st, int max_pct)
 		printf(" (%d%%)", max_pct);
 	printf(" of a CPU, so it %s less often there until its cost %s\n",
 	       now ? "samples" : "sampled", now ? "falls" : "fell");
+}
+
+/*
+ * Off-CPU time: the blocks seen, recorded and not, by reason (exact:
+ * blocks == recorded + the drops). In offcpu and wall mode, or when the
+ * counters say something (a session in another mode before the reset).
+ */
+static void print_offcpu(const struct flamestat_stats *st,
+			 const struct flamestat_config *c)
+{
+	int i;
+
+	if (c->mode == FLAMESTAT_MODE_CPU && !st->offcpu_blocks)
+		return;
+	printf("off-cpu:    %llu blocks, %llu recorded (%.3f s off a CPU), %llu not recorded\n",
+	       (unsigned long long)st->offcpu_blocks,
+	       (unsigned long long)st->offcpu_recorded,
+	       (double)st->offcpu_ns / 1e9,
+	       (unsigned long long)(st->offcpu_blocks - st->offcpu_recorded));
+	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+		if (st->offcpu_dropped[i])
+			printf("  %-16s %llu\n", fs_offdrop_name(i),
+			       (unsigned long long)st->offcpu_dropped[i]);
+	printf("blocked:    %llu tasks now with their stacks kept, room for %llu\n",
+	       (unsigned long long)st->offcpu_tasks,
+	       (unsigned long long)st->offcpu_tasks_max);
 }
 
 /* @max_pct: the module's cpu_max_percent, -1 when unknown. */
@@ -369,6 +405,11 @@ static void print_json(const struct flamestat_version *v,
 	memcpy(set.w, c->cpus, sizeof(set.w));
 	json_text("cpus", c->flags & FLAMESTAT_CFG_CPUMASK ?
 		  cpulist_format(&set, cpus, sizeof(cpus)) : NULL, &f2);
+	json_text("mode", c->mode == FLAMESTAT_MODE_CPU ? "cpu" :
+		  c->mode == FLAMESTAT_MODE_OFFCPU ? "offcpu" :
+		  c->mode == FLAMESTAT_MODE_WALL ? "wall" : "unknown", &f2);
+	json_u64("min_block_us", c->min_block_us, &f2);
+	json_bool("waker", c->flags & FLAMESTAT_CFG_WAKER, &f2);
 	printf("\n    }");
 	json_key("stats", &first);
 	f2 = true;
@@ -379,6 +420,8 @@ static void print_json(const struct flamestat_version *v,
 	J(user_compat); J(idle_irq); J(unmapped_procs); J(procs);
 	J(procs_max); J(buildid_uncached); J(maps_busy); J(maps_truncated);
 	J(mem_used); J(mem_total); J(cost_ns); J(cost_max_ns);
+	J(offcpu_blocks); J(offcpu_recorded); J(offcpu_ns); J(offcpu_tasks);
+	J(offcpu_tasks_max);
 #undef J
 	printf("\n    }");
 	json_key("dropped", &first);
@@ -386,6 +429,12 @@ static void print_json(const struct flamestat_version *v,
 	printf("{");
 	for (i = 0; i < FLAMESTAT_NR_DROPS; i++)
 		json_u64(fs_drop_name((int)i), st->dropped[i], &f2);
+	printf("\n    }");
+	json_key("offcpu_dropped", &first);
+	f2 = true;
+	printf("{");
+	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
+		json_u64(fs_offdrop_name((int)i), st->offcpu_dropped[i], &f2);
 	printf("\n    }\n}\n");
 }
 
@@ -448,6 +497,7 @@ int do_status(int argc, char **argv)
 	       dev.version.module_version, dev.version.abi_version,
 	       dev.version.nr_cpu_ids);
 	print_stats(&st, fs_module_cpu_max_percent());
+	print_offcpu(&st, &cfg);
 	print_config(&cfg);
 	return EXIT_OK;
 }

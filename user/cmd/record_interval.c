@@ -196,6 +196,13 @@ static void stats_add(struct flamestat_stats *t, const struct flamestat_stats *s
 	t->running_ns += s->running_ns;
 	t->state = s->state;
 	t->nr_cpus = s->nr_cpus;
+	t->offcpu_blocks += s->offcpu_blocks;
+	t->offcpu_recorded += s->offcpu_recorded;
+	for (i = 0; i < FLAMESTAT_MAX_OFFDROPS; i++)
+		t->offcpu_dropped[i] += s->offcpu_dropped[i];
+	t->offcpu_ns += s->offcpu_ns;
+	t->offcpu_tasks = s->offcpu_tasks;
+	t->offcpu_tasks_max = s->offcpu_tasks_max;
 }
 
 /*

@@ -39,6 +39,25 @@ const char *fs_drop_name(int reason)
 	return names[reason];
 }
 
+const char *fs_offdrop_name(int reason)
+{
+	static const char *const names[FLAMESTAT_NR_OFFDROPS] = {
+		[FLAMESTAT_OFFDROP_SHORT] = "short",
+		[FLAMESTAT_OFFDROP_FILTERED] = "filtered",
+		[FLAMESTAT_OFFDROP_MODE] = "mode",
+		[FLAMESTAT_OFFDROP_NO_SLOT] = "no-slot",
+		[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] = "cpu-table-full",
+		[FLAMESTAT_OFFDROP_PROBE] = "long-probe",
+		[FLAMESTAT_OFFDROP_UNFINISHED] = "unfinished",
+		[FLAMESTAT_OFFDROP_TABLE_FULL] = "table-full",
+		[FLAMESTAT_OFFDROP_EVICTED] = "evicted",
+	};
+
+	if (reason < 0 || reason >= FLAMESTAT_NR_OFFDROPS)
+		return "unknown";
+	return names[reason];
+}
+
 bool fs_module_loaded(void)
 {
 	return access("/sys/module/flamestat", F_OK) == 0;
@@ -316,9 +335,18 @@ int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg)
 	return ioctl(dev->fd, FLAMESTAT_IOC_SET_CONFIG, cfg);
 }
 
+/*
+ * Modules before the off-CPU counters know GET_STATS only by its older,
+ * smaller size: ENOTTY for this one. Their off-CPU counters are 0.
+ */
 int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st)
 {
-	return ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS, st);
+	if (!ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS, st))
+		return 0;
+	if (errno != ENOTTY)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	return ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS_V1, st);
 }
 
 /*

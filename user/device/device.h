@@ -26,7 +26,11 @@ struct fs_dev {
 int fs_dev_open(struct fs_dev *dev, bool load);
 void fs_dev_close(struct fs_dev *dev);
 
-/* Thin ioctl wrappers: 0, or -1 with errno set (and nothing printed). */
+/*
+ * Thin ioctl wrappers: 0, or -1 with errno set (and nothing printed).
+ * fs_dev_get_stats() asks a module older than the off-CPU counters with
+ * FLAMESTAT_IOC_GET_STATS_V1 (they are 0 then).
+ */
 int fs_dev_get_config(struct fs_dev *dev, struct flamestat_config *cfg);
 int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg);
 int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st);
@@ -60,5 +64,7 @@ int fs_module_cpu_max_percent(void);
 
 /* Names of enum flamestat_drop values, for messages and reports. */
 const char *fs_drop_name(int reason);
+/* Names of enum flamestat_offcpu_drop values. */
+const char *fs_offdrop_name(int reason);
 
 #endif

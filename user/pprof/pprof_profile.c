@@ -39,6 +39,10 @@ int pprof_write_profile(const struct profile *p, const struct pprof_opts *o,
 	size_t ncols = 0, cap = 0, i, j, *order = NULL;
 	uint64_t *locs = NULL, values[2], rounded = 0, zeroed = 0;
 	struct pp_builder b;
+	/* Off-CPU and wall-clock profiles count ns of their own kind. */
+	const char *time_type = profile_meta(p)->unit != PROFILE_UNIT_NS ?
+				"cpu" : profile_meta(p)->mode == PROFILE_MODE_WALL ?
+				"wall" : "off-cpu";
 	char *text;
 	int ret = 0;
 
@@ -54,7 +58,7 @@ int pprof_write_profile(const struct profile *p, const struct pprof_opts *o,
 	}
 	if (count_ns) {
 		cols[ncols++] = COL_NS;
-		ppb_sample_type(&b, "cpu", "nanoseconds");
+		ppb_sample_type(&b, time_type, "nanoseconds");
 	} else if (!ncols) {
 		/* Periods of a frequency not given: no time, no samples. */
 		cols[ncols++] = COL_PERIODS;
@@ -62,7 +66,7 @@ int pprof_write_profile(const struct profile *p, const struct pprof_opts *o,
 	}
 	b.msg.default_sample_type = ppb_str(&b, o->count_samples || !count_ns ?
 					    (ncols && cols[0] == COL_PERIODS ?
-					     "periods" : "samples") : "cpu");
+					     "periods" : "samples") : time_type);
 	b.msg.time_nanos = o->time_ns;
 	text = xasprintf("flamestat %s: from folded stacks", FLAMESTAT_VERSION);
 	ppb_comment(&b, text);

@@ -134,10 +134,14 @@ static void user_locations(struct snap_pprof *c, const struct snap_proc *proc,
 	}
 }
 
-/* The labels of @r; returns how many, at most 3. */
-static size_t labels_of(struct snap_pprof *c,
-			const struct flamestat_rec_stack *r, pp_label **l)
+/*
+ * The labels of @st; returns how many, at most 4: comm, pid, cpu, and in
+ * off-CPU and wall-clock profiles "state": on, S, D or R.
+ */
+static size_t labels_of(struct snap_pprof *c, const struct snap_stack *st,
+			pp_label **l)
 {
+	const struct flamestat_rec_stack *r = st->rec;
 	size_t n = 0, len = strnlen(r->comm, sizeof(r->comm));
 
 	if (len) {
@@ -149,6 +153,12 @@ static size_t labels_of(struct snap_pprof *c,
 	l[n++] = ppb_label_num(&c->b, "pid", r->tgid);
 	if (r->cpu != FLAMESTAT_CPU_ANY)
 		l[n++] = ppb_label_num(&c->b, "cpu", r->cpu);
+	if (c->s->hdr.config.mode != FLAMESTAT_MODE_CPU) {
+		char state[2] = { st->state, '\0' };
+
+		l[n++] = ppb_label_str(&c->b, "state",
+				       st->state ? state : "on");
+	}
 	return n;
 }
 
@@ -159,16 +169,34 @@ static int add_stack(struct snap_pprof *c, const struct snap_stack *st,
 	const struct flamestat_rec_stack *r = st->rec;
 	size_t nk = fo->no_kernel ? 0 : r->nr_kernel;
 	size_t nu = fo->no_user ? 0 : r->nr_user;
+	size_t nw = fo->no_kernel ? 0 : r->nr_waker;
 	uint64_t values[2] = { r->count, 0 };
-	pp_label *labels[3];
+	pp_label *labels[4];
 	size_t n = 0, j;
+	char off[16];
 
-	if (c->cap < nk + nu + 3) {
-		c->cap = nk + nu + 3;	/* two markers and the delimiter */
+	if (c->cap < nk + nu + nw + 5) {
+		/* two markers, the delimiter, [off-cpu:S] and -- */
+		c->cap = nk + nu + nw + 5;
 		c->locs = xreallocarray(c->locs, c->cap, sizeof(*c->locs));
 	}
+	/*
+	 * Off-CPU stacks, leaf first as fold's lines reversed: the waker's
+	 * frames root first, "--", then "[off-cpu:S]" above the stack's own.
+	 */
+	if (st->state) {
+		for (j = nw; j-- > 0;)
+			c->locs[n++] = kernel_location(c,
+				r->frames[r->nr_kernel + r->nr_user + 2 + j],
+				true);
+		if (nw)
+			c->locs[n++] = marker(c, PROFILE_WAKER_DELIM);
+		snprintf(off, sizeof(off), PROFILE_OFFCPU_FRAME, st->state);
+		c->locs[n++] = marker(c, off);
+	}
 	for (j = 0; j < nk; j++)
-		c->locs[n++] = kernel_location(c, r->frames[j], j > 0);
+		c->locs[n++] = kernel_location(c, r->frames[j],
+					       j > 0 || st->state);
 	if (nk && (r->flags & FLAMESTAT_STACKF_KERNEL_TRUNCATED))
 		c->locs[n++] = marker(c, "[truncated]");
 	if (fo->delimiter && nu && nk)
@@ -178,13 +206,16 @@ static int add_stack(struct snap_pprof *c, const struct snap_stack *st,
 			       &n);
 	if (nu && (r->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 		c->locs[n++] = marker(c, "[truncated]");
-	if (period_ns &&
-	    __builtin_mul_overflow(st->periods, period_ns, &values[1])) {
+	/* Off-CPU and wall-clock: the stack's time, as fold counts it. */
+	if (c->s->hdr.config.mode != FLAMESTAT_MODE_CPU)
+		values[1] = st->time_ns;
+	else if (period_ns &&
+		 __builtin_mul_overflow(st->periods, period_ns, &values[1])) {
 		errno = EOVERFLOW;
 		return -1;
 	}
 	return ppb_sample(&c->b, c->locs, n, values, labels,
-			  labels_of(c, r, labels));
+			  labels_of(c, st, labels));
 }
 
 static void add_comments(struct snap_pprof *c, const struct profile_meta *m)
@@ -218,6 +249,7 @@ int pprof_write_snapshot(const struct snapshot *s,
 	struct symbolize_opts sopts = *so;
 	struct snap_pprof c = { .s = s, .raw_names = so->raw };
 	struct profile_meta meta;
+	const char *time_type = "cpu";
 	uint64_t period_ns;
 	pp_mapping *km;
 	size_t i;
@@ -232,17 +264,28 @@ int pprof_write_snapshot(const struct snapshot *s,
 	fold_meta(s, &meta);
 	period_ns = profile_period_ns(&meta);
 
+	/*
+	 * Off-CPU and wall-clock time: "off-cpu" or "wall" nanoseconds, the
+	 * samples counting blocks too; the period is the sampling period
+	 * (wall) or one ns (offcpu: no timer).
+	 */
+	if (meta.unit == PROFILE_UNIT_NS) {
+		time_type = meta.mode == PROFILE_MODE_WALL ? "wall" : "off-cpu";
+		if (meta.mode == PROFILE_MODE_OFFCPU || !period_ns)
+			period_ns = 1;
+	}
 	ppb_sample_type(&c.b, "samples", "count");
 	if (period_ns) {
-		ppb_sample_type(&c.b, "cpu", "nanoseconds");
+		ppb_sample_type(&c.b, time_type, "nanoseconds");
 		c.b.msg.period_type = xmalloc(sizeof(*c.b.msg.period_type));
 		*c.b.msg.period_type = vt_init;
-		c.b.msg.period_type->type = ppb_str(&c.b, "cpu");
+		c.b.msg.period_type->type = ppb_str(&c.b, time_type);
 		c.b.msg.period_type->unit = ppb_str(&c.b, "nanoseconds");
 		c.b.msg.period = (int64_t)period_ns;
 	}
 	c.b.msg.default_sample_type =
-		ppb_str(&c.b, o->count_samples || !period_ns ? "samples" : "cpu");
+		ppb_str(&c.b, o->count_samples || !period_ns ? "samples" :
+			time_type);
 	c.b.msg.duration_nanos = meta.duration_ns > INT64_MAX ? 0 :
 				 (int64_t)meta.duration_ns;
 	c.b.msg.time_nanos = o->time_ns;

@@ -27,6 +27,17 @@ static void put_comm(struct strbuf *sb, const char *comm, size_t max)
 		sb_adds(sb, "[unnamed]");
 }
 
+uint64_t fold_offcpu_lost(const struct flamestat_stats *st)
+{
+	/* Short, filtered and kernel threads with -U are left out on purpose. */
+	return st->offcpu_dropped[FLAMESTAT_OFFDROP_NO_SLOT] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_CPU_TABLE_FULL] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_PROBE] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_UNFINISHED] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_TABLE_FULL] +
+	       st->offcpu_dropped[FLAMESTAT_OFFDROP_EVICTED];
+}
+
 void fold_meta(const struct snapshot *s, struct profile_meta *m)
 {
 	const struct flamestat_stats *st = &s->hdr.stats;
@@ -46,18 +57,28 @@ void fold_meta(const struct snapshot *s, struct profile_meta *m)
 	 * profile_meta: samples are those in the profile, recorded those
 	 * taken in scope, dropped those lost (no registers, tables full).
 	 * The stacks count periods (one per sample in records without them),
-	 * and the periods of all the samples are their stacks' sum.
+	 * and the periods of all the samples are their stacks' sum: of the
+	 * on-CPU stacks. Off-CPU and wall-clock recordings count time, in ns.
 	 */
 	m->unit = PROFILE_UNIT_PERIODS;
 	for (i = 0; i < s->nr_stacks; i++)
-		m->sample_periods += s->stacks[i].periods;
+		if (!s->stacks[i].state)
+			m->sample_periods += s->stacks[i].periods;
+	if (s->hdr.config.mode != FLAMESTAT_MODE_CPU) {
+		m->unit = PROFILE_UNIT_NS;
+		m->mode = s->hdr.config.mode == FLAMESTAT_MODE_WALL ?
+			  PROFILE_MODE_WALL : PROFILE_MODE_OFFCPU;
+		m->present |= PROFILE_META_MODE | PROFILE_META_BLOCKS;
+		m->blocks = st->offcpu_recorded;
+		m->blocks_lost = fold_offcpu_lost(st);
+	}
 	m->samples = st->recorded;
 	m->recorded = st->samples - excluded;
 	m->dropped = st->samples - excluded - st->recorded;
 	m->freq = s->hdr.config.freq_hz;
 	m->duration_ns = st->running_ns;
 	m->cpus = st->nr_cpus;
-	m->present = PROFILE_META_UNIT | PROFILE_META_SAMPLES |
+	m->present |= PROFILE_META_UNIT | PROFILE_META_SAMPLES |
 		     PROFILE_META_SAMPLE_PERIODS | PROFILE_META_RECORDED |
 		     PROFILE_META_DROPPED | PROFILE_META_FREQ |
 		     PROFILE_META_DURATION;
@@ -292,6 +313,54 @@ static const char *kernel_frame(const struct snapshot *s,
 	return symbolize_kernel(sym, v, is_ret);
 }
 
+/*
+ * What follows an off-CPU stack's leaf: "[off-cpu:S]" (D, R), then with
+ * the waker's kernel stack "--" and its frames leaf first, so that its
+ * root ends on top as in bcc's offwaketime, each suffixed "_[w]" where
+ * kernel frames have "_[k]" (FlameGraph's chain palette colours them).
+ * Into @out (room for nr_waker + 3); the names live in @sb until the
+ * next call. Returns how many.
+ */
+static size_t offcpu_frames(const struct snapshot *s, struct symbolizer *sym,
+			    const struct fold_opts *o,
+			    const struct snap_stack *st, struct strbuf *sb,
+			    const char **out)
+{
+	const struct flamestat_rec_stack *r = st->rec;
+	size_t nw = o->no_kernel ? 0 : r->nr_waker, base, j, n = 0;
+	size_t *off = xcalloc(nw + 1, sizeof(*off));
+
+	sb_reset(sb);
+	sb_addf(sb, PROFILE_OFFCPU_FRAME, st->state);
+	sb_add(sb, "", 1);
+	/* After the periods and the time; every one a return address. */
+	base = (size_t)r->nr_kernel + r->nr_user + 2;
+	for (j = 0; j < nw; j++) {
+		const char *k = kernel_frame(s, sym, r->frames[base + j], true);
+		size_t len = strlen(k);
+
+		off[j] = sb->len;
+		if (len >= 4 && !memcmp(k + len - 4, "_[k]", 4)) {
+			sb_add(sb, k, len - 4);
+			sb_adds(sb, "_[w]");
+		} else {
+			sb_add(sb, k, len);
+		}
+		sb_add(sb, "", 1);
+	}
+	/* The buffer may have moved while it grew: pointers only now. */
+	out[n++] = sb->buf;
+	if (nw)
+		out[n++] = PROFILE_WAKER_DELIM;
+	for (j = 0; j < nw; j++)
+		out[n++] = sb->buf + off[j];
+	/* Cut at its root end, which comes last (the module's text too). */
+	if (nw && (r->flags & FLAMESTAT_STACKF_WAKER_TRUNCATED))
+		out[n++] = o->annotate ? "[truncated]_[w]" : "[truncated]";
+	free(off);
+	return n;
+}
+
 /* The handles of fold_user_frame(): fold_snapshot()'s own cache. */
 struct fold_files {
 	struct file_cache *fc;
@@ -333,8 +402,9 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 					sizeof(*fc));
 	size_t cap = 64, i;
 	const char **frames = xcalloc(cap, sizeof(*frames));
-	struct strbuf cpu = { 0 }, comm = { 0 };
+	struct strbuf cpu = { 0 }, comm = { 0 }, waker = { 0 };
 	struct leaves leaves = { 0 };
+	bool timed = s->hdr.config.mode != FLAMESTAT_MODE_CPU;
 	struct profile_meta meta;
 	int ret = 0;
 
@@ -343,10 +413,13 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		const struct snap_proc *proc = s->stacks[i].proc;
 		size_t nk = o->no_kernel ? 0 : r->nr_kernel;
 		size_t nu = o->no_user ? 0 : r->nr_user;
+		/* The waker's are kernel frames too. */
+		size_t nw = o->no_kernel ? 0 : r->nr_waker;
 		size_t n = 0, j;
 
-		if (cap < nk + nu + 6) {
-			cap = nk + nu + 6;	/* roots, markers, delimiter */
+		if (cap < nk + nu + nw + 8) {
+			/* roots, markers, delimiters */
+			cap = nk + nu + nw + 8;
 			frames = xreallocarray(frames, cap, sizeof(*frames));
 		}
 		sb_reset(&cpu);
@@ -368,8 +441,8 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 					       r->frames[r->nr_kernel + j],
 					       j > 0, &one, &uf);
 
-			if (cap < n + k + j + nk + 6) {	/* inline frames */
-				cap = 2 * (n + k + j + nk + 6);
+			if (cap < n + k + j + nk + nw + 8) { /* inline frames */
+				cap = 2 * (n + k + j + nk + nw + 8);
 				frames = xreallocarray(frames, cap,
 						       sizeof(*frames));
 			}
@@ -386,11 +459,20 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 			frames[n++] = o->annotate ? "[truncated]_[k]" :
 				      "[truncated]";
 		for (j = nk; j-- > 0;)
-			frames[n++] = kernel_frame(s, sym, r->frames[j], j > 0);
+			/* Off-CPU stacks start at a return into __schedule. */
+			frames[n++] = kernel_frame(s, sym, r->frames[j],
+						   j > 0 || s->stacks[i].state);
+		if (s->stacks[i].state)
+			n += offcpu_frames(s, sym, o, &s->stacks[i], &waker,
+					   &frames[n]);
 
-		/* Its count is the periods, its samples are kept beside. */
-		if (profile_add_sampled(p, frames, n, s->stacks[i].periods,
-					r->count)) {
+		/*
+		 * Its count is the periods (off-CPU and wall-clock: its time),
+		 * its samples (blocks) are kept beside.
+		 */
+		if (profile_add_sampled(p, frames, n, timed ?
+					s->stacks[i].time_ns :
+					s->stacks[i].periods, r->count)) {
 			fs_perror("cannot add a stack of %llu samples (%llu periods)",
 				  (unsigned long long)r->count,
 				  (unsigned long long)s->stacks[i].periods);
@@ -411,6 +493,7 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 	free(leaves.slots);
 	sb_free(&cpu);
 	sb_free(&comm);
+	sb_free(&waker);
 	free(frames);
 	free(fc);
 	return ret;

@@ -21,11 +21,20 @@ struct fold_opts {
 /*
  * Adds every stack of @s to @p, root first: [cpu-N;]comm[-PID];
  * [truncated;]user frames;[-;][truncated_[k];]kernel frames, counting
- * its periods, its samples kept beside (profile_add_sampled()). Sets @p's
- * metadata from the snapshot header. Returns 0, or -1 after reporting.
+ * its periods, its samples kept beside (profile_add_sampled()). Off-CPU
+ * stacks end in [off-cpu:S] (D, R) and with their waker's stack in
+ * --;waker frames_[w], leaf first; off-CPU and wall-clock snapshots count
+ * every stack's time in ns. Sets @p's metadata from the snapshot header.
+ * Returns 0, or -1 after reporting.
  */
 int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		  const struct fold_opts *o, struct profile *p);
+
+/*
+ * Off-CPU blocks lost (no room for a stack, still blocked at the end),
+ * as opposed to those left out on purpose (short, filtered, -U).
+ */
+uint64_t fold_offcpu_lost(const struct flamestat_stats *st);
 
 /*
  * The metadata a snapshot header gives (samples, drops, freq, ...), and

@@ -493,7 +493,7 @@ bool profile_has_samples(const struct profile *p)
 {
 	if (p->diff)
 		return false;
-	if (p->meta.unit != PROFILE_UNIT_PERIODS)
+	if (p->meta.unit == PROFILE_UNIT_SAMPLES)
 		return true;
 	return p->sampled && !p->unsampled;
 }
@@ -501,6 +501,73 @@ bool profile_has_samples(const struct profile *p)
 uint64_t profile_total_samples(const struct profile *p)
 {
 	return p->total_samples;
+}
+
+const char *profile_mode_name(enum profile_mode m)
+{
+	switch (m) {
+	case PROFILE_MODE_OFFCPU:
+		return "offcpu";
+	case PROFILE_MODE_WALL:
+		return "wall";
+	default:
+		return "cpu";
+	}
+}
+
+int profile_mode_parse(const char *name, size_t len, enum profile_mode *m)
+{
+	static const enum profile_mode all[] = {
+		PROFILE_MODE_CPU, PROFILE_MODE_OFFCPU, PROFILE_MODE_WALL,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		const char *n = profile_mode_name(all[i]);
+
+		if (strlen(n) == len && !memcmp(n, name, len)) {
+			*m = all[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool profile_meta_timed(const struct profile_meta *m)
+{
+	return (m->present & PROFILE_META_MODE) && m->mode != PROFILE_MODE_CPU;
+}
+
+char profile_offcpu_state(const char *name, size_t len)
+{
+	/* "[off-cpu:X]": 11 bytes, X at 9. */
+	if (len != 11 || memcmp(name, "[off-cpu:", 9) || name[10] != ']')
+		return 0;
+	if (name[9] == 'S' || name[9] == 'D' || name[9] == 'R')
+		return name[9];
+	return 0;
+}
+
+char *profile_fmt_ns(char *buf, size_t size, double ns)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double v = ns / units[i].scale;
+
+		/* 999.96 ms would print as 1000.0 ms: say 1.00 s instead. */
+		if (ns < units[i].scale * 0.99995)
+			continue;
+		snprintf(buf, size, v >= 99.95 ? "%.0f %s" : v >= 9.995 ?
+			 "%.1f %s" : "%.2f %s", v, units[i].unit);
+		return buf;
+	}
+	snprintf(buf, size, "%.0f ns", ns);
+	return buf;
 }
 
 uint64_t profile_period_ns(const struct profile_meta *m)
@@ -518,6 +585,8 @@ uint64_t profile_count_ns(const struct profile *p)
 
 	if (p->diff)
 		return 0;
+	if (m->unit == PROFILE_UNIT_NS)
+		return 1;
 	if (m->unit == PROFILE_UNIT_PERIODS ||
 	    !(m->present & PROFILE_META_SAMPLE_PERIODS))
 		return profile_period_ns(m);
@@ -535,7 +604,8 @@ uint64_t profile_total_periods(const struct profile *p)
 {
 	const struct profile_meta *m = &p->meta;
 
-	if (p->diff)
+	/* Nanoseconds: periods only of the on-CPU part, no total here. */
+	if (p->diff || m->unit == PROFILE_UNIT_NS)
 		return 0;
 	if (m->unit != PROFILE_UNIT_PERIODS &&
 	    (m->present & PROFILE_META_SAMPLE_PERIODS)) {
@@ -553,7 +623,7 @@ int profile_count_samples(struct profile *p)
 {
 	size_t i;
 
-	if (p->diff || p->meta.unit != PROFILE_UNIT_PERIODS)
+	if (p->diff || p->meta.unit == PROFILE_UNIT_SAMPLES)
 		return 0;
 	if (!profile_has_samples(p)) {
 		errno = ENODATA;
@@ -567,6 +637,9 @@ int profile_count_samples(struct profile *p)
 		p->meta.sample_periods = p->total;
 		p->meta.present |= PROFILE_META_SAMPLE_PERIODS;
 	}
+	/* Times in ns are no periods: the samples keep no periods' total. */
+	if (p->meta.unit == PROFILE_UNIT_NS)
+		p->meta.present &= ~(unsigned int)PROFILE_META_SAMPLE_PERIODS;
 	p->total = p->total2 = p->total_samples;
 	p->meta.unit = PROFILE_UNIT_SAMPLES;
 	p->meta.present |= PROFILE_META_UNIT;
@@ -933,6 +1006,12 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 	if ((src->present & PROFILE_META_TITLE) &&
 	    !(had & PROFILE_META_TITLE))
 		d->title = xstrdup(src->title ? src->title : "");
+	if ((src->present & PROFILE_META_MODE) && !(had & PROFILE_META_MODE))
+		d->mode = src->mode;
+	if (src->present & PROFILE_META_BLOCKS) {
+		d->blocks += src->blocks;
+		d->blocks_lost += src->blocks_lost;
+	}
 	if (src->present & PROFILE_META_FRAMELESS) {
 		d->user_samples += src->user_samples;
 		d->frameless += src->frameless;

@@ -76,13 +76,54 @@ enum profile_meta_field {
 	PROFILE_META_FRAMELESS = 1u << 10,
 	PROFILE_META_UNIT = 1u << 11,
 	PROFILE_META_SAMPLE_PERIODS = 1u << 12,
+	PROFILE_META_MODE = 1u << 13,
+	PROFILE_META_BLOCKS = 1u << 14,
 };
 
 /* What a profile's counts are (see above). */
 enum profile_unit {
 	PROFILE_UNIT_SAMPLES,	/* samples, or counts of unknown meaning */
 	PROFILE_UNIT_PERIODS,	/* sampling periods: x the period, CPU time */
+	/*
+	 * Nanoseconds: off-CPU and wall-clock profiles, whose stacks are
+	 * time (blocked, or on a CPU: periods x the period). Their samples
+	 * are the samples and blocks behind the time.
+	 */
+	PROFILE_UNIT_NS,
 };
+
+/*
+ * What was measured (struct flamestat_config.mode): CPU time, time off a
+ * CPU, or both (wall-clock time). Off-CPU stacks end in an "[off-cpu:S]"
+ * frame (PROFILE_OFFCPU_FRAME), S, D or R their state.
+ */
+enum profile_mode {
+	PROFILE_MODE_CPU,
+	PROFILE_MODE_OFFCPU,
+	PROFILE_MODE_WALL,
+};
+
+/* "cpu", "offcpu", "wall". */
+const char *profile_mode_name(enum profile_mode m);
+/* The mode named @name (len bytes); -1 when none is. */
+int profile_mode_parse(const char *name, size_t len, enum profile_mode *m);
+
+/*
+ * The frame after an off-CPU stack's leaf: "[off-cpu:S]", D, R; then,
+ * with the waker's stack, "--" and its frames suffixed "_[w]".
+ */
+#define PROFILE_OFFCPU_FRAME	"[off-cpu:%c]"
+#define PROFILE_WAKER_DELIM	"--"
+/* 'S', 'D' or 'R' when @name (len bytes) is such a frame; else 0. */
+char profile_offcpu_state(const char *name, size_t len);
+
+/* Room profile_fmt_ns() needs. */
+#define PROFILE_TIME_BUF 32
+/*
+ * A time in ns in human units, three significant digits as a rule:
+ * "812 ns", "12.5 us", "1.25 ms", "3.21 s". Returns buf.
+ */
+char *profile_fmt_ns(char *buf, size_t size, double ns);
 
 /*
  * What flamestat's own folded header says about the recording, from
@@ -92,7 +133,10 @@ enum profile_unit {
  * (throttled and periods only when the sampler throttled itself; count
  * and sample_periods from flamestat versions that knew periods;
  * user_samples, frameless and frameless_top, one field, only from a
- * recording whose user leaves were looked at). A field is meaningful only
+ * recording whose user leaves were looked at; "mode=offcpu count=ns
+ * blocks=N blocks_lost=N" from off-CPU and wall-clock recordings, whose
+ * folded text also starts with "# flamestat: mode offcpu, values in ns",
+ * as the module's text output does). A field is meaningful only
  * when its bit is set in present. Texts are percent-encoded in the file
  * (%20 for a space) and decoded here; the profile owns the strings.
  */
@@ -130,7 +174,17 @@ struct profile_meta {
 	uint64_t user_samples;
 	uint64_t frameless;
 	char *frameless_top;
+	enum profile_mode mode;	/* PROFILE_META_MODE; else CPU */
+	/*
+	 * Off-CPU blocks recorded in the stacks, and those lost (no room for
+	 * a stack, still blocked at the end; not those left out on purpose).
+	 */
+	uint64_t blocks;
+	uint64_t blocks_lost;
 };
+
+/* Is @m's mode one whose counts are times in ns (offcpu, wall)? */
+bool profile_meta_timed(const struct profile_meta *m);
 
 /*
  * One stack, as returned by profile_stack(); valid until the next add. The

@@ -111,6 +111,33 @@ static char *percent_decode(const char *s, size_t len)
 	return out;
 }
 
+/*
+ * "# flamestat: mode offcpu, values in ns", the line that starts the
+ * folded text of off-CPU and wall-clock recordings (the module's and
+ * ours). True when @s is one; a mode this tool does not know is warned
+ * about and leaves the metadata as it was.
+ */
+static bool parse_mode_line(struct reader *r, const char *s, size_t len)
+{
+	static const char head[] = META_PREFIX " mode ";
+	static const char tail[] = ", values in ns";
+	size_t h = strlen(head), t = strlen(tail);
+	enum profile_mode m;
+
+	if (len < h + t || memcmp(s, head, h) ||
+	    memcmp(s + len - t, tail, t))
+		return false;
+	if (profile_mode_parse(s + h, len - h - t, &m)) {
+		fs_warn("%s:%" PRIu64 ": unknown mode in '%.*s'; ignored",
+			r->name, r->lineno, (int)len, s);
+		return true;
+	}
+	r->meta.mode = m;
+	r->meta.unit = PROFILE_UNIT_NS;
+	r->meta.present |= PROFILE_META_MODE | PROFILE_META_UNIT;
+	return true;
+}
+
 static void parse_meta(struct reader *r, const char *s, size_t len)
 {
 	static const struct {
@@ -140,8 +167,15 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 		  offsetof(struct profile_meta, user_samples) },
 		{ "frameless", PROFILE_META_FRAMELESS,
 		  offsetof(struct profile_meta, frameless) },
+		{ "blocks", PROFILE_META_BLOCKS,
+		  offsetof(struct profile_meta, blocks) },
+		{ "blocks_lost", PROFILE_META_BLOCKS,
+		  offsetof(struct profile_meta, blocks_lost) },
 	};
 	size_t i = strlen(META_PREFIX), k;
+
+	if (parse_mode_line(r, s, len))
+		return;
 
 	while (i < len) {
 		size_t start, eq, end;
@@ -175,15 +209,23 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 			goto bad;
 		memcpy(val, s + eq + 1, end - eq - 1);
 		val[end - eq - 1] = '\0';
-		/* What the counts are: "samples" or "periods". */
+		/* What the counts are: "samples", "periods" or "ns". */
 		if (eq - start == 5 && !memcmp(s + start, "count", 5)) {
 			if (!strcmp(val, "samples"))
 				r->meta.unit = PROFILE_UNIT_SAMPLES;
 			else if (!strcmp(val, "periods"))
 				r->meta.unit = PROFILE_UNIT_PERIODS;
+			else if (!strcmp(val, "ns"))
+				r->meta.unit = PROFILE_UNIT_NS;
 			else
 				goto bad;
 			r->meta.present |= PROFILE_META_UNIT;
+			continue;
+		}
+		if (eq - start == 4 && !memcmp(s + start, "mode", 4)) {
+			if (profile_mode_parse(val, strlen(val), &r->meta.mode))
+				goto bad;
+			r->meta.present |= PROFILE_META_MODE;
 			continue;
 		}
 		if (eq - start == 7 && !memcmp(s + start, "cost_ns", 7)) {
@@ -317,6 +359,12 @@ too_big:
 	overflow(r, "a count goes");
 }
 
+static const char *unit_name(enum profile_unit u)
+{
+	return u == PROFILE_UNIT_PERIODS ? "sampling periods" :
+	       u == PROFILE_UNIT_NS ? "nanoseconds" : "samples";
+}
+
 /* Would adding src's totals to p's pass 64 bits? */
 static bool meta_overflows(const struct profile_meta *d,
 			   const struct profile_meta *src)
@@ -330,6 +378,8 @@ static bool meta_overflows(const struct profile_meta *d,
 		offsetof(struct profile_meta, periods),
 		offsetof(struct profile_meta, user_samples),
 		offsetof(struct profile_meta, frameless),
+		offsetof(struct profile_meta, blocks),
+		offsetof(struct profile_meta, blocks_lost),
 	};
 	uint64_t a, b;
 	size_t i;
@@ -404,10 +454,8 @@ int profile_read_folded(struct profile *p, FILE *f, const char *name,
 	if ((profile_meta(p)->present & r.meta.present & PROFILE_META_UNIT) &&
 	    profile_meta(p)->unit != r.meta.unit)
 		fs_warn("%s counts %s, the input before it %s: their sums are neither, and no time is shown",
-			name, r.meta.unit == PROFILE_UNIT_PERIODS ?
-			"sampling periods" : "samples",
-			r.meta.unit == PROFILE_UNIT_PERIODS ?
-			"samples" : "sampling periods");
+			name, unit_name(r.meta.unit),
+			unit_name(profile_meta(p)->unit));
 	if (meta_ok)
 		profile_merge_meta(p, &r.meta);
 	free(r.meta.title);
@@ -434,9 +482,12 @@ static void write_header(const struct profile *p, FILE *f)
 	const struct profile_meta *m = profile_meta(p);
 
 	fputs(META_PREFIX, f);
+	if (profile_meta_timed(m))
+		fprintf(f, " mode=%s", profile_mode_name(m->mode));
 	if (m->present & PROFILE_META_UNIT)
 		fprintf(f, " count=%s", m->unit == PROFILE_UNIT_PERIODS ?
-			"periods" : "samples");
+			"periods" : m->unit == PROFILE_UNIT_NS ? "ns" :
+			"samples");
 	if (m->present & PROFILE_META_SAMPLES)
 		fprintf(f, " samples=%" PRIu64, m->samples);
 	if (m->present & PROFILE_META_SAMPLE_PERIODS)
@@ -457,6 +508,9 @@ static void write_header(const struct profile *p, FILE *f)
 		fprintf(f, " cpus=%" PRIu64, m->cpus);
 	if (m->present & PROFILE_META_COST)
 		fprintf(f, " cost_ns=%.17g", m->cost_ns);
+	if (m->present & PROFILE_META_BLOCKS)
+		fprintf(f, " blocks=%" PRIu64 " blocks_lost=%" PRIu64,
+			m->blocks, m->blocks_lost);
 	if (m->present & PROFILE_META_FRAMELESS) {
 		fprintf(f, " user_samples=%" PRIu64 " frameless=%" PRIu64,
 			m->user_samples, m->frameless);
@@ -480,7 +534,16 @@ int profile_write_folded(const struct profile *p, FILE *f, unsigned int flags)
 	unsigned int d = profile_decimals(p);
 	char c1[PROFILE_COUNT_BUF], c2[PROFILE_COUNT_BUF];
 	struct profile_stack s;
+	const struct profile_meta *m = profile_meta(p);
 
+	/*
+	 * Times, not counts: said first, in the words of the module's text
+	 * output, whether the header is asked for or not. (--count samples
+	 * made them counts again.)
+	 */
+	if (profile_meta_timed(m) && m->unit == PROFILE_UNIT_NS)
+		fprintf(f, META_PREFIX " mode %s, values in ns\n",
+			profile_mode_name(m->mode));
 	if (flags & PROFILE_WRITE_HEADER)
 		write_header(p, f);
 	for (i = 0; i < n; i++) {

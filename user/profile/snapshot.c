@@ -160,35 +160,97 @@ static int parse_ksym(struct parser *p, const void *rec, size_t size)
 	return 0;
 }
 
+uint64_t snapshot_period_ns(uint32_t freq_hz)
+{
+	return freq_hz ? (1000000000ULL + freq_hz / 2) / freq_hz : 0;
+}
+
+const char *snapshot_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case FLAMESTAT_MODE_CPU:
+		return "cpu";
+	case FLAMESTAT_MODE_OFFCPU:
+		return "offcpu";
+	case FLAMESTAT_MODE_WALL:
+		return "wall";
+	}
+	return "unknown";
+}
+
+/* The state an off-CPU stack left in, from its flags; 0 when on-CPU. */
+static int stack_state(struct parser *p, uint32_t flags, char *state)
+{
+	uint32_t off = flags & (FLAMESTAT_STACKF_OFFCPU |
+				FLAMESTAT_STACKF_OFF_D |
+				FLAMESTAT_STACKF_OFF_R);
+
+	*state = 0;
+	if (!off)
+		return 0;
+	if (off == FLAMESTAT_STACKF_OFFCPU)
+		*state = 'S';
+	else if (off == (FLAMESTAT_STACKF_OFFCPU | FLAMESTAT_STACKF_OFF_D))
+		*state = 'D';
+	else if (off == (FLAMESTAT_STACKF_OFFCPU | FLAMESTAT_STACKF_OFF_R))
+		*state = 'R';
+	else
+		return perr(p, "bad STACK record (off-CPU flags %#x)", off);
+	if (p->s->hdr.config.mode == FLAMESTAT_MODE_CPU)
+		return perr(p, "bad STACK record (off-CPU in a CPU-time snapshot)");
+	return 0;
+}
+
 /*
- * The frames, then (modules since periods were recorded) the periods the
- * samples stand for, when the record's size covers them; what may follow
- * is a newer module's and is skipped.
+ * The frames, then what the record's size covers of: the periods the
+ * samples stand for (modules since periods were recorded), the stack's
+ * time in ns (modules with off-CPU time). What may follow is a newer
+ * module's and is skipped. Three layouts, then: frames only, frames and
+ * periods, frames, periods and time.
  */
 static int parse_stack(struct parser *p, const void *rec, size_t size)
 {
 	const struct flamestat_rec_stack *r = rec;
 	struct snapshot *s = p->s;
-	uint64_t nf, periods;
+	struct snap_stack *st;
+	uint64_t nf, words, periods, time_ns;
+	char state;
 
 	if (size < sizeof(*r))
 		return perr(p, "bad STACK record");
 	nf = (uint64_t)r->nr_kernel + r->nr_user;
-	if ((size - sizeof(*r)) / 8 < nf || !r->count)
+	words = (size - sizeof(*r)) / 8;
+	if (words < nf || !r->count)
 		return perr(p, "bad STACK record");
+	/* The waker's frames come after the periods and the time. */
+	if (r->nr_waker && words < nf + 2 + r->nr_waker)
+		return perr(p, "bad STACK record (waker frames past its end)");
+	if (stack_state(p, r->flags, &state))
+		return -1;
+	/* Waker frames belong to off-CPU stacks, which have their time. */
+	if (r->nr_waker && !state)
+		return perr(p, "bad STACK record (waker frames on an on-CPU stack)");
+	if (state && words < nf + 2)
+		return perr(p, "bad STACK record (off-CPU stack without its time)");
 	periods = r->count;
-	if ((size - sizeof(*r)) / 8 > nf) {
+	if (words > nf) {
 		memcpy(&periods, &r->frames[nf], sizeof(periods));
 		if (periods < r->count)
 			return perr(p, "bad STACK record (%llu periods for %llu samples)",
 				    (unsigned long long)periods,
 				    (unsigned long long)r->count);
 	}
+	if (words > nf + 1)
+		memcpy(&time_ns, &r->frames[nf + 1], sizeof(time_ns));
+	else
+		time_ns = periods * snapshot_period_ns(s->hdr.config.freq_hz);
 	GROW(p, s->stacks, s->nr_stacks, p->cap_stacks);
-	s->stacks[s->nr_stacks].rec = r;
-	s->stacks[s->nr_stacks].proc = NULL;
-	s->stacks[s->nr_stacks].periods = periods;
-	s->nr_stacks++;
+	st = &s->stacks[s->nr_stacks++];
+	st->rec = r;
+	st->proc = NULL;
+	st->periods = periods;
+	st->time_ns = time_ns;
+	st->state = state;
 	return 0;
 }
 
@@ -252,11 +314,12 @@ int snapshot_parse(struct snapshot *s, void *raw, size_t size, char *err,
 	memset(s, 0, sizeof(*s));
 	s->raw = raw;
 	s->raw_size = size;
-	if (size < sizeof(s->hdr)) {
+	if (size < SNAPSHOT_HEADER_SIZE_V1) {
 		perr(&p, "too short for a snapshot (%zu bytes)", size);
 		goto out;
 	}
-	memcpy(&s->hdr, raw, sizeof(s->hdr));
+	/* Older modules' headers are shorter: their off-CPU counters are 0. */
+	memcpy(&s->hdr, raw, SNAPSHOT_HEADER_SIZE_V1);
 	if (s->hdr.magic != FLAMESTAT_SNAP_MAGIC) {
 		perr(&p, "not a flamestat snapshot (bad magic)");
 		goto out;
@@ -266,10 +329,18 @@ int snapshot_parse(struct snapshot *s, void *raw, size_t size, char *err,
 		     s->hdr.abi_version, FLAMESTAT_ABI_VERSION);
 		goto out;
 	}
-	if (s->hdr.header_size < sizeof(s->hdr) || s->hdr.header_size % 8 ||
-	    s->hdr.header_size > size || s->hdr.total_size != size) {
+	if (s->hdr.header_size < SNAPSHOT_HEADER_SIZE_V1 ||
+	    s->hdr.header_size % 8 || s->hdr.header_size > size ||
+	    s->hdr.total_size != size) {
 		perr(&p, "snapshot size mismatch (header says %llu, have %zu): truncated file?",
 		     (unsigned long long)s->hdr.total_size, size);
+		goto out;
+	}
+	memcpy(&s->hdr, raw, s->hdr.header_size < sizeof(s->hdr) ?
+	       s->hdr.header_size : sizeof(s->hdr));
+	if (s->hdr.config.mode >= FLAMESTAT_NR_MODES) {
+		perr(&p, "snapshot of an unknown mode %u (a newer module's?)",
+		     s->hdr.config.mode);
 		goto out;
 	}
 	for (off = s->hdr.header_size; off < size; nr++) {
@@ -467,9 +538,17 @@ int snapshot_write(const struct snapshot *s, FILE *f)
 		hdr.total_size += sizeof(host);
 		hdr.nr_records++;
 	}
-	if (fwrite(&hdr, sizeof(hdr), 1, f) == 1 &&
-	    fwrite(raw + sizeof(hdr), 1, s->raw_size - sizeof(hdr), f) ==
-	    s->raw_size - sizeof(hdr) &&
+	/*
+	 * The header as it came, whatever its size (an older or newer
+	 * module's): only total_size and nr_records, before the config,
+	 * change.
+	 */
+	if (fwrite(&hdr, offsetof(struct flamestat_snap_header, config), 1,
+		   f) == 1 &&
+	    fwrite(raw + offsetof(struct flamestat_snap_header, config), 1,
+		   s->raw_size - offsetof(struct flamestat_snap_header, config),
+		   f) ==
+	    s->raw_size - offsetof(struct flamestat_snap_header, config) &&
 	    (!add || fwrite(&host, sizeof(host), 1, f) == 1) && !fflush(f))
 		return 0;
 	if (!errno)

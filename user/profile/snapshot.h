@@ -61,11 +61,23 @@ struct snap_stack {
 	 * (modules before it, .fstat files they wrote).
 	 */
 	uint64_t periods;
+	/*
+	 * Its time in ns: the u64 after the periods, or for records without
+	 * it (modules before off-CPU time) the periods x the sampling period
+	 * as the module rounds it. Off-CPU stacks: the time blocked.
+	 */
+	uint64_t time_ns;
+	/* 0 on-CPU; 'S', 'D' or 'R': off-CPU, the state it left in. */
+	char state;
 };
 
 struct snapshot {
 	void *raw;		/* owned */
 	size_t raw_size;
+	/*
+	 * The header's fields that header_size covers; the rest zero (the
+	 * off-CPU counters of modules before them).
+	 */
 	struct flamestat_snap_header hdr;
 	struct snap_file *files;	/* sorted by id */
 	size_t nr_files;
@@ -107,6 +119,19 @@ bool snapshot_from_this_boot(const struct snapshot *s, bool live);
  * it is from this boot, or does not say (no HOST record, no boot id here).
  */
 char *snapshot_foreign(const struct snapshot *s);
+
+/*
+ * The smallest header a snapshot may have: that of modules before the
+ * off-CPU counters were appended to struct flamestat_stats.
+ */
+#define SNAPSHOT_HEADER_SIZE_V1 \
+	(offsetof(struct flamestat_snap_header, stats) + FLAMESTAT_STATS_SIZE_V1)
+
+/* The sampling period of @freq_hz in ns, rounded as the module rounds it. */
+uint64_t snapshot_period_ns(uint32_t freq_hz);
+
+/* "cpu", "offcpu" or "wall"; "unknown" for other values. */
+const char *snapshot_mode_name(uint32_t mode);
 
 /* Does the file start with the snapshot magic? */
 bool snapshot_file_is_raw(const char *path);

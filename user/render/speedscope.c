@@ -76,14 +76,18 @@ static void put_weight(struct ss_writer *w, u128 v)
 		put_u128(&w->sb, v);
 }
 
-/* {"name":"vfs_read_[k]","file":"[kernel]"} */
+/*
+ * {"name":"vfs_read_[k]","file":"[kernel]"}; an off-CPU stack's waker
+ * frames ("try_to_wake_up_[w]") are the kernel's too.
+ */
 static void put_frame(struct strbuf *sb, const char *name, size_t len)
 {
 	const char *end, *mod = NULL, *q;
 
 	sb_adds(sb, "{\"name\":");
 	json_add_string(sb, name, len);
-	if (len > 4 && !memcmp(name + len - 4, "_[k]", 4)) {
+	if (len > 4 && (!memcmp(name + len - 4, "_[k]", 4) ||
+			!memcmp(name + len - 4, "_[w]", 4))) {
 		/* "ext4_file_read_iter [ext4]_[k]": the module's name. */
 		end = name + len - 4;
 		if (end[-1] == ']')

@@ -66,6 +66,7 @@ struct writer {
 	size_t ncls;
 	bool diff;
 	bool diffusion;		/* --colordiffusion: keys are shades */
+	bool timed;		/* svg_timed_colors(): hot and cold sides */
 	struct svg_palmap *palmap;	/* --cp */
 	struct strbuf mapkey;	/* a waker's palette.map name */
 	struct rgb *rgb;	/* key SVG_NCLASSES + i: colour rgb[i] */
@@ -248,7 +249,8 @@ static uint32_t name_key(struct writer *w, const char *name, size_t len,
 	int got = 0;
 
 	if (w->palmap && !grey) {
-		if (waker) {
+		/* (fold names the waker's frames so already) */
+		if (waker && !(len >= 4 && !memcmp(name + len - 4, "_[w]", 4))) {
 			sb_reset(&w->mapkey);
 			sb_add(&w->mapkey, name, len);
 			sb_adds(&w->mapkey, "_[w]");
@@ -265,6 +267,31 @@ static uint32_t name_key(struct writer *w, const char *name, size_t len,
 	if (w->palmap && !grey && !got)
 		svg_palmap_add(w->palmap, mk, mlen, svg_class_color(cls));
 	return cls;
+}
+
+bool svg_timed_colors(const struct profile *p, const struct svg_options *o)
+{
+	return profile_meta_timed(profile_meta(p)) &&
+	       profile_meta(p)->unit == PROFILE_UNIT_NS &&
+	       !o->palette_set && !profile_is_diff(p);
+}
+
+/* svg_timed_colors(): the palette of the frame's side, hot or cold. */
+static uint32_t timed_key(struct writer *w, const struct fg_node *n,
+			  const char *name, size_t len)
+{
+	const struct svg_options *o = w->o;
+	struct svg_options side = *o;
+	uint32_t key;
+
+	if (n->flags & FG_ONCPU)
+		side.kernel_hue = false;
+	else
+		side.palette = SVG_PAL_CHAIN;
+	w->o = &side;
+	key = name_key(w, name, len, (n->flags & FG_WAKER) != 0);
+	w->o = o;
+	return key;
 }
 
 static uint32_t node_key(struct writer *w, const struct fg_node *n,
@@ -288,6 +315,12 @@ static uint32_t node_key(struct writer *w, const struct fg_node *n,
 	if (w->diff)
 		return (uint32_t)(svg_diff_level(n->self_delta, w->l.max_delta,
 						 w->o->negate) + KEY_DIFF0);
+	/*
+	 * Off-CPU and wall-clock: a name is hot where on-CPU time goes
+	 * through it and cold elsewhere, so not one colour per name.
+	 */
+	if (w->timed)
+		return timed_key(w, n, name, len);
 	/* A random shade for each frame, unless --cp keeps the first. */
 	if ((n->flags & FG_WAKER) || (w->o->random && !w->palmap))
 		return name_key(w, name, len, (n->flags & FG_WAKER) != 0);
@@ -475,6 +508,9 @@ static const char *default_title(const struct writer *w)
 		return "Icicle Graph";
 	if (w->diff)
 		return "Differential Flame Graph";
+	if (profile_meta_timed(m))
+		return m->mode == PROFILE_MODE_WALL ?
+		       "Wall-Clock Time Flame Graph" : "Off-CPU Time Flame Graph";
 	return "Flame Graph";
 }
 
@@ -532,6 +568,8 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	uint64_t period_ns = profile_period_ns(m);
 	unsigned int dec = profile_decimals(w->p);
 	double seen, whole;	/* samples, as counts rather than units */
+	bool offcpu = m->unit == PROFILE_UNIT_NS &&
+		      m->mode == PROFILE_MODE_OFFCPU;
 
 	if (w->diff) {
 		uint64_t a = profile_total(w->p), b = profile_total2(w->p);
@@ -548,7 +586,26 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 	}
 	if (!(m->present & ~PROFILE_META_TITLE))
 		return;
-	if (samples != UINT64_MAX) {
+	if (m->unit == PROFILE_UNIT_NS) {
+		char t[PROFILE_TIME_BUF];
+
+		/* "5.01 s of wall-clock time, 6 blocks (1 lost)" */
+		sb_addf(sb, "%s of %s time", profile_fmt_ns(t, sizeof(t),
+			profile_count_double(profile_total2(w->p), dec)),
+			m->mode == PROFILE_MODE_WALL ? "wall-clock" :
+			m->mode == PROFILE_MODE_OFFCPU ? "off-CPU" : "");
+		if (m->present & PROFILE_META_BLOCKS) {
+			sb_adds(sb, ", ");
+			add_grouped(sb, m->blocks);
+			sb_adds(sb, " blocks");
+			if (m->blocks_lost) {
+				sb_adds(sb, " (");
+				add_grouped(sb, m->blocks_lost);
+				sb_adds(sb, " lost)");
+			}
+		}
+		samples = profile_total2(w->p);
+	} else if (samples != UINT64_MAX) {
 		add_count(sb, w->p, samples);
 		sb_addf(sb, " %s", m->unit == PROFILE_UNIT_PERIODS ?
 			"samples" : unit);
@@ -569,11 +626,14 @@ static void meta_line(const struct writer *w, struct strbuf *sb)
 		sb_adds(sb, ", ");
 		add_duration(sb, m->duration_ns);
 	}
-	if (m->present & PROFILE_META_FREQ)
+	/* Off-CPU time alone: no timer ran, nothing was sampled. */
+	if ((m->present & PROFILE_META_FREQ) && !offcpu)
 		sb_addf(sb, " at %" PRIu64 " Hz", m->freq);
 	if (m->present & PROFILE_META_CPUS)
 		sb_addf(sb, " on %" PRIu64 " CPU%s", m->cpus,
 			m->cpus == 1 ? "" : "s");
+	if (offcpu)
+		return;
 	if (m->present & PROFILE_META_DROPPED) {
 		sb_adds(sb, ", ");
 		add_grouped(sb, m->dropped);
@@ -757,6 +817,10 @@ static void write_data(struct writer *w)
 	if (profile_meta(w->p)->unit == PROFILE_UNIT_PERIODS && !w->diff &&
 	    !strcmp(count_name, "samples"))
 		count_name = count_ns ? "" : "periods";
+	/* Nanoseconds: the time (countns 1) says it all, "1.25 s, 12.30%". */
+	if (profile_meta(w->p)->unit == PROFILE_UNIT_NS && !w->diff &&
+	    !strcmp(count_name, "samples"))
+		count_name = "";
 
 	sb_adds(sb, "<script type=\"text/ecmascript\"><![CDATA[\nvar fsData = {\"names\":[");
 	for (k = 0; k < w->ncls; k++) {
@@ -971,7 +1035,8 @@ static int render(const struct profile *p, const struct svg_options *o,
 		  FILE *out)
 {
 	struct writer w = { .p = p, .o = o, .diff = profile_is_diff(p),
-			    .diffusion = o->color_diffusion };
+			    .diffusion = o->color_diffusion,
+			    .timed = svg_timed_colors(p, o) };
 	struct strbuf meta = { 0 };
 	double fs = o->font_size, bottom = fs * 2 + 10, y;
 	char xbuf[32], note[160], fp_note[160];

@@ -54,6 +54,8 @@ struct svg_options {
 	const char *count_name;	/* unit of the counts: "samples" */
 	const char *name_type;	/* details-bar label: "Function:" */
 	enum svg_palette palette;	/* SVG_PAL_HOT */
+	bool palette_set;	/* --colors given: off-CPU and wall-clock
+				 * profiles drawn in it, not hot and cold */
 	const char *bgcolors;	/* NULL: the palette's (yellow, blue, green,
 				 * grey gradient or "#rrggbb") */
 	bool hash;		/* colours from a prefix-weighted name hash, so

@@ -15,7 +15,22 @@ struct strbuf;
 #define FG_ROOT UINT32_MAX		/* name of the "all" frame */
 #define FG_MORE (UINT32_MAX - 1)	/* name of a "(N more)" block */
 
-enum { FG_WAKER = 1 };		/* below a "--" frame (chain palette) */
+enum {
+	FG_WAKER = 1,		/* below a "--" frame (chain palette) */
+	/*
+	 * Off-CPU and wall-clock profiles: some of the time under this frame
+	 * is on a CPU (a stack without an "[off-cpu:S]" frame goes through it).
+	 * Frames without it are all off-CPU time, drawn cold.
+	 */
+	FG_ONCPU = 2,
+};
+
+/*
+ * Off-CPU and wall-clock profiles in the default palette: on-CPU frames
+ * hot (kernel ones too: aqua is the wakers'), off-CPU ones blue, wakers
+ * aqua, as FlameGraph's chain palette draws offwaketime's output.
+ */
+bool svg_timed_colors(const struct profile *p, const struct svg_options *o);
 
 /*
  * One visible frame. x and width are in counts (count2: samples, or

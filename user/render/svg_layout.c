@@ -25,6 +25,7 @@ struct walk {
 	size_t path_cap;
 	uint32_t depth;		/* depth of the deepest open node */
 	uint64_t pos, posb;	/* samples so far: after, before */
+	bool timed;		/* svg_timed_colors(): FG_ONCPU marked */
 };
 
 static uint32_t new_node(struct fg_layout *l)
@@ -110,11 +111,24 @@ static bool is_separator(const struct profile *p, uint32_t id)
 	       !memcmp(profile_name(p, id), "--", 2);
 }
 
+/* Does @s go through an "[off-cpu:S]" frame? */
+static bool is_offcpu(const struct profile *p, const struct profile_stack *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nframes; i++)
+		if (profile_offcpu_state(profile_name(p, s->frames[i]),
+					 profile_name_len(p, s->frames[i])))
+			return true;
+	return false;
+}
+
 static void add_stack(struct walk *w, const struct profile_stack *s,
 		      uint64_t count, uint64_t count2)
 {
 	struct fg_layout *l = w->l;
-	bool rev = w->o->reverse, chain = w->o->palette == SVG_PAL_CHAIN;
+	bool rev = w->o->reverse, chain = w->o->palette == SVG_PAL_CHAIN ||
+					  w->timed;
 	uint32_t same = 0, d, ni;
 	struct fg_node *par;
 
@@ -137,7 +151,7 @@ static void add_stack(struct walk *w, const struct profile_stack *s,
 		l->nodes[ni].parent = w->path[d - 1];
 		l->nodes[ni].depth = d;
 		l->nodes[ni].x = w->pos;
-		l->nodes[ni].flags = par->flags;
+		l->nodes[ni].flags = par->flags & FG_WAKER;
 		if (chain && par->name != FG_ROOT &&
 		    is_separator(w->p, par->name))
 			l->nodes[ni].flags |= FG_WAKER;
@@ -145,6 +159,10 @@ static void add_stack(struct walk *w, const struct profile_stack *s,
 		w->bstart[d] = w->posb;
 		w->depth = d;
 	}
+	/* Every frame of an on-CPU stack, those shared included. */
+	if (w->timed && !is_offcpu(w->p, s))
+		for (d = 1; d <= w->depth; d++)
+			l->nodes[w->path[d]].flags |= FG_ONCPU;
 	add_delta(&l->nodes[w->path[w->depth]].self_delta, count2, count);
 	w->pos += count2;
 	w->posb += count;
@@ -206,7 +224,8 @@ static void drop_narrow_runs(struct fg_layout *l)
 void fg_layout_build(struct fg_layout *l, const struct profile *p,
 		     const struct svg_options *o)
 {
-	struct walk w = { .l = l, .p = p, .o = o };
+	struct walk w = { .l = l, .p = p, .o = o,
+			  .timed = svg_timed_colors(p, o) };
 	uint64_t sum = profile_total2(p);
 	struct profile_stack s;
 	size_t i, n, *order = NULL;

@@ -283,6 +283,7 @@ int svg_handle_option(struct svg_options *o, int opt, const char *arg)
 		o->name_type = arg;
 		break;
 	case OPT_COLORS:
+		o->palette_set = true;
 		/* flamegraph.pl draws frames of no palette it knows black. */
 		if (svg_parse_palette(arg, &o->palette)) {
 			fs_warn("--colors '%s': no such palette, frames drawn black as flamegraph.pl does; palettes: %s",
