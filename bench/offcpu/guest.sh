@@ -200,7 +200,7 @@ state_of() {
 	awk -v c="$2" -v f="$3" '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s)
 		n = split(s, a, ";"); if (a[1] != c) next
 		hit = 0; st = "?"
-		for (i = 2; i <= n; i++) { if (a[i] == f) hit = 1; if (a[i] ~ /^\[off-cpu .\]$/) st = substr(a[i], 10, 1) }
+		for (i = 2; i <= n; i++) { if (a[i] == f) hit = 1; if (a[i] ~ /^\[off-cpu[ :][SDR]\]$/) st = substr(a[i], 10, 1) }
 		if (hit) { t[st] += v; tot += v } }
 		END { for (k in t) printf "%s%s=%.1f%%", (o++ ? "," : ""), k, 100 * t[k] / tot; print "" }' "$1"
 }

@@ -399,7 +399,7 @@ fs_off_ns() {
 		for (i = 2; i <= n; i++) {
 			if (a[i] == "--") break
 			if (a[i] == f || a[i] == f "_[k]") hit = 1
-			if (a[i] ~ /^\[off-cpu .\]$/) state = substr(a[i], 10, 1)
+			if (a[i] ~ /^\[off-cpu[ :][SDR]\]$/) state = substr(a[i], 10, 1)
 		}
 		if (hit && state != "" && (st == "" || st == state)) t += v }
 		END { printf "%.0f\n", t }' "$1"
