@@ -39,7 +39,7 @@ endif
 W ?= 1
 
 .PHONY: all module tool install install-module install-tool install-udev check demo bench \
-	bench-overhead torture check-deb deb deps clean help debug-kernel \
+	bench-overhead bench-offcpu torture check-deb deb deps clean help debug-kernel \
 	check-debug torture-debug check-fresh check-kernels
 
 all: module tool
@@ -109,6 +109,10 @@ bench-overhead: deps
 	$(MAKE) all
 	bench/overhead.sh
 
+bench-offcpu: deps
+	$(MAKE) all
+	bench/offcpu.sh
+
 torture: deps
 	$(MAKE) all
 	tests/run --torture
@@ -173,6 +177,7 @@ help:
 	@echo "make demo         profile a workload in a throwaway QEMU guest, write an SVG here"
 	@echo "make bench        renderer and symbolizer benchmarks"
 	@echo "make bench-overhead  profiler overhead and accuracy vs perf, bpftrace, bcc"
+	@echo "make bench-offcpu off-CPU time: flamestat vs bcc offcputime and perf --off-cpu, cost per switch"
 	@echo "make torture      the long reliability suite in guests, long fuzzing"
 	@echo "make debug-kernel build the debug guest kernel (KASAN, lockdep, kmemleak; cached)"
 	@echo "make check-debug  every guest test on the debug kernel"

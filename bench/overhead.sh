@@ -40,6 +40,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 export TOP
 # shellcheck source-path=SCRIPTDIR source=../tests/vm/lib.sh
 . "$TOP/tests/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$TOP/bench/lib.sh"
 
 repeats=3 quick=0 doc=1 phases="overhead accuracy profile truth"
 while [ $# -gt 0 ]; do
@@ -61,6 +63,7 @@ WORK="$BUILD/bench-overhead"
 OUT=${BENCH_OUT:-$TOP/bench/out}
 FG=${FLAMEGRAPH_DIR:-$FLAMESTAT_CACHE/FlameGraph}
 DOC="$TOP/docs/PERFORMANCE.md"
+BENCH_TEST=overhead
 mkdir -p "$WORK" "$OUT"
 t_start=$SECONDS
 say() { echo "bench-overhead [$((SECONDS - t_start))s]: $*" >&2; }
@@ -168,34 +171,6 @@ say "making the guest image (a cached Debian tree with $PACKAGES; the first buil
 	-f "$FG/stackcollapse-bpftrace.pl:/opt/bench/FlameGraph/stackcollapse-bpftrace.pl" \
 	"$test" >"$WORK/image.log" 2>&1 || { tail -n 20 "$WORK/image.log" >&2; vm_die "bench-overhead: no guest image (log: $WORK/image.log)"; }
 
-# boot PHASE [boot.sh options]: runs the guest; its @@BENCH lines go to
-# $WORK/PHASE/results, printed as they come.
-boot() {
-	local phase=$1 dir="$WORK/$1" rc
-	shift
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	"$TOP/tests/vm/boot.sh" --rootfs "$img" -o "$dir/vm" --mem 2048 --disk-mb 256 \
-		--append "fs.bench=$phase" "$@" >"$dir/boot.log" 2>&1 &
-	local guest=$!
-	# Progress as it comes; tail ends by itself once the guest is gone.
-	tail -n +1 -F --pid="$guest" "$dir/vm/channel.log" 2>/dev/null |
-		grep --line-buffered -a '^# bench: \|^@@BENCH-ERROR' | sed -u "s/^/  $phase: /" >&2
-	wait "$guest"
-	rc=$?
-	tr -d '\r' <"$dir/vm/channel.log" | grep -a '^@@BENCH' >"$dir/results"
-	# A failed guest or configuration is reported (and fails the run at
-	# the end), but what the others measured is still written out.
-	if [ $rc != 0 ] || ! grep -aq '^@@FS END overhead rc=0' "$dir/vm/channel.log"; then
-		tr -d '\r' <"$dir/vm/channel.log" | grep -av '^\[' | tail -n 30 >&2
-		say "the $phase guest failed ($(cat "$dir/vm/status" 2>/dev/null); logs in $dir/vm)"
-		echo "the $phase guest failed: $(cat "$dir/vm/status" 2>/dev/null)" >>"$ERRORS"
-	fi
-	if grep -q '^@@BENCH-ERROR' "$dir/results"; then
-		grep '^@@BENCH-ERROR' "$dir/results" >&2
-		grep '^@@BENCH-ERROR' "$dir/results" | sed "s/^@@BENCH-ERROR /$phase: /" >>"$ERRORS"
-	fi
-}
 ERRORS="$WORK/errors"
 : >"$ERRORS"
 
@@ -230,38 +205,6 @@ for phase in $phases; do
 done
 
 # ---- tables ----
-# measured_on: the header of a report.
-measured_on() {
-	echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) host cores,"
-	echo "$(qemu-system-x86_64 --version | head -n 1 | sed 's/ Copyright.*//'),"
-	echo "guest kernel $(cat "$img/kver"), flamestat $(cat "$TOP/VERSION") ($(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$TOP" diff --quiet HEAD -- kmod user 2>/dev/null || echo ", modified")),"
-}
-
-# errors_of REGEX: the configurations that could not be measured, of the
-# phases REGEX matches (grep -E), as a Markdown section.
-errors_of() {
-	grep -E "$1" "$ERRORS" >"$ERRORS.part"
-	if [ -s "$ERRORS.part" ]; then
-		echo
-		echo "## Could not be measured"
-		echo
-		sed 's/^/- /' "$ERRORS.part"
-	fi
-}
-
-# to_doc NAME REPORT: REPORT replaces what is between DOC's NAME markers.
-to_doc() {
-	if [ -f "$DOC" ] && grep -q "^<!-- $1:begin" "$DOC" && grep -q "^<!-- $1:end" "$DOC"; then
-		awk -v rep="$2" -v name="$1" '
-			index($0, "<!-- " name ":begin") == 1 { while ((getline l < rep) > 0) print l; skip = 1; next }
-			index($0, "<!-- " name ":end") == 1 { skip = 0; next }
-			!skip' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
-		say "updated the $1 tables in $DOC"
-	else
-		say "$DOC has no $1 markers: tables left in $2"
-	fi
-}
-
 # The overhead, accuracy and profile phases' tables (with what earlier
 # runs left in $WORK), when one of them ran.
 if [ $ran_main = 1 ]; then

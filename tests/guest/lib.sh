@@ -376,6 +376,80 @@ fs_symbolize() {
 	}'
 }
 
+# ---- off-CPU time (mode=offcpu|wall; tests/workloads/offcpu) ----
+
+# fs_load_offcpu PARAM=VALUE...: fs_load, then die unless the module
+# measures off-CPU time (its stats have offcpu_blocks): a module without
+# it ignores mode= as an unknown parameter and samples CPU time.
+fs_load_offcpu() {
+	fs_load "$@"
+	grep -q '^offcpu_blocks ' "$FS_STATS" ||
+		die "the module has no off-CPU support (no offcpu_blocks in $FS_STATS; loaded with $*)"
+}
+
+# fs_off_ns FILE COMM FUNC [STATE]: the ns of the folded (symbolized) lines
+# of thread COMM whose stack has the frame FUNC (user or kernel), in the
+# off-CPU state STATE (S, D or R: the [off-cpu:X] frame, or [off-cpu X])
+# when given, else
+# in any state. Waker frames (after "--") are not looked at.
+fs_off_ns() {
+	awk -v c="$2" -v f="$3" -v st="${4:-}" '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		n = split(s, a, ";"); if (a[1] != c) next
+		hit = 0; state = ""
+		for (i = 2; i <= n; i++) {
+			if (a[i] == "--") break
+			if (a[i] == f || a[i] == f "_[k]") hit = 1
+			if (a[i] ~ /^\[off-cpu[ :][SDR]\]$/) state = substr(a[i], 10, 1)
+		}
+		if (hit && state != "" && (st == "" || st == state)) t += v }
+		END { printf "%.0f\n", t }' "$1"
+}
+
+# fs_truth OUT FUNC KEY: KEY of the workload's line "func FUNC ..." (summed
+# over the threads that have one), or of "thread FUNC ..." (its comm).
+fs_truth() {
+	awk -v f="$2" -v k="$3" '($1 == "func" || $1 == "thread") && $2 == f {
+		for (i = 3; i <= NF; i++) if (index($i, k "=") == 1) t += substr($i, length(k) + 2) }
+		END { printf "%.0f\n", t }' "$1"
+}
+
+# fs_within GOT WANT PCT: |GOT - WANT| <= PCT% of WANT (integers).
+fs_within() {
+	_d=$(($1 - $2))
+	[ $_d -lt 0 ] && _d=$((-_d))
+	[ $((_d * 100)) -le $(($2 * $3)) ]
+}
+
+# expect_within DESC GOT WANT PCT: a check of fs_within.
+expect_within() {
+	if fs_within "$2" "$3" "$4"; then
+		ok "$1 ($2 vs $3, within $4%)"
+	else
+		not_ok "$1: got $2, want $3 within $4%"
+	fi
+}
+
+# fs_offcpu_balance [FILE]: "blocks recorded dropped" from one read of the
+# stats (offcpu_blocks, offcpu_recorded, the sum of every offcpu_dropped_*).
+fs_offcpu_balance() {
+	awk '$1 == "offcpu_blocks" {b = $2} $1 == "offcpu_recorded" {r = $2}
+	     $1 ~ /^offcpu_dropped_/ {d += $2} END {print b + 0, r + 0, d + 0}' "${1:-$FS_STATS}"
+}
+
+# expect_offcpu_balanced TAG: offcpu_blocks == offcpu_recorded + dropped,
+# the module's off-CPU counters present, blocks seen.
+expect_offcpu_balanced() {
+	_tag=$1
+	cp "$FS_STATS" "$FS_TMP/stats.$$"
+	check "$_tag: the stats have offcpu_blocks, offcpu_recorded, offcpu_dropped_short" \
+		sh -c "grep -q '^offcpu_blocks ' $FS_TMP/stats.$$ && grep -q '^offcpu_recorded ' $FS_TMP/stats.$$ && grep -q '^offcpu_dropped_short ' $FS_TMP/stats.$$"
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(fs_offcpu_balance "$FS_TMP/stats.$$")
+	log "$_tag: offcpu_blocks $1, recorded $2, dropped $3"
+	expect_ge "$_tag: off-CPU blocks counted" "$1" 1
+	expect_eq "$_tag: offcpu_blocks == recorded + dropped" "$1" $(($2 + $3))
+}
+
 # ---- workloads ----
 
 # wl NAME ARGS...: run a workload in the foreground.

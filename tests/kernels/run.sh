@@ -17,7 +17,9 @@
 #     --core  only the core guest tests (load, read, chain, ABI, vhost's
 #             and io_uring's workers, hostile stacks, the sample path's
 #             throttling, irq_work kicks, staggered timers, isolated
-#             CPUs and short-lived processes, fuzz, reload, hotplug)
+#             CPUs and short-lived processes, off-CPU time (sleeps,
+#             disk waits, unload under a switch storm), fuzz, reload,
+#             hotplug)
 #             instead of every guest test
 #
 # A kernel of the host's own suite is built on the host (its headers
@@ -48,9 +50,9 @@ for a in "$@"; do
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
-	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork 72-vhost
-	64-offcpu-module 73-iouring 74-hostile 83-shortlived-libs 92-fuzz
-	97-reload 98-hotplug)
+	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork 56-offcpu
+	57-offcpu-disk 63-offcpu-unload 64-offcpu-module 72-vhost 73-iouring
+	74-hostile 83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh

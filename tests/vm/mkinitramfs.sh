@@ -176,14 +176,15 @@ if [ -d "$BUILD/workloads" ]; then
 	done
 fi
 
-# virtio-blk, for the artifact disk, fuse, for the stalled-file-system
+# virtio-blk, for the artifact disk, loop, for the off-CPU tests' disk
+# waits, fuse, for the stalled-file-system
 # test, and vhost-net with what it needs (depmod: vhost, vhost_iotlb, tun,
 # tap), for the vhost worker test (uncompressed or .ko.xz/.ko.zst); a
 # Debian tree (-R) has its own.
 if [ -z "$root" ]; then
 	for m in drivers/virtio/virtio_ring drivers/virtio/virtio \
 		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci_modern_dev \
-		drivers/virtio/virtio_pci drivers/block/virtio_blk fs/fuse/fuse \
+		drivers/virtio/virtio_pci drivers/block/virtio_blk drivers/block/loop fs/fuse/fuse \
 		drivers/vhost/vhost_iotlb drivers/vhost/vhost drivers/vhost/vhost_net \
 		drivers/net/tun drivers/net/tap; do
 		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/$m.ko"

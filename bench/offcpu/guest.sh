@@ -1,0 +1,287 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make bench-offcpu` (sourced by the test bench/offcpu.sh
+# generates, after /tests/lib.sh): off-CPU profilers side by side.
+#
+# accuracy: /opt/workloads/offcpu (sleep, pipe, mutex and disk parts; the
+#   disk part writes and fsyncs a file of the root file system, a virtio
+#   disk) under each profiler in turn, system-wide; per blocking function
+#   the profiler's off-CPU time (the stacks of the function's thread that
+#   name the function) against that run's truth (the workload's own wall
+#   minus CPU time in the calls):
+#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T wall_ns=W calls=N tool_ns=X
+#                    [state=S]
+# cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
+#   context switches from /proc/stat:
+#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
+# A profiler that cannot run: "@@BENCH-ERROR ...", and what it printed.
+#
+# Set by the generated test: BENCH_DIR (timeit), OFF_SECONDS, OFF_LOOPS,
+# OFF_REPEATS, OFF_PROFILERS (flamestat bcc perf perf-sched).
+
+T=$BENCH_DIR/timeit
+W=/tmp/offbench
+WL=/opt/workloads/offcpu
+DATA=/var/tmp/offcpu.dat
+mkdir -p "$W" "$FS_ARTIFACTS"
+export PATH="$PATH:/usr/sbin:/sbin"
+
+msg() { echo "# bench: $*"; }
+err() { echo "@@BENCH-ERROR $*"; }
+now_ns() { "$T" -n; }
+alive() { kill -0 "$1" 2>/dev/null; }
+dead() { ! kill -0 "$1" 2>/dev/null; }
+
+wait_until() { # TIMEOUT_S CMD...
+	_lim=$(($1 * 5))
+	shift
+	_i=0
+	while ! "$@" >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ $_i -ge "$_lim" ] && return 1
+		sleep 0.2
+	done
+}
+
+# fds PID KIND: how many of PID's descriptors are KIND (perf_event, bpf-prog).
+fds() {
+	_n=0
+	for _f in "/proc/$1/fd/"*; do
+		case "$(readlink "$_f" 2>/dev/null)" in
+		*"$2"*) _n=$((_n + 1)) ;;
+		esac
+	done
+	echo "$_n"
+}
+has_fd() { [ "$(fds "$1" "$2")" -ge 1 ]; }
+
+stop() { # PID: Ctrl-C, as a user stops a profiler
+	kill -INT "$1" 2>/dev/null
+	if ! wait_until 900 dead "$1"; then
+		err "prof=$PROF pid $1 ignored SIGINT for 900 s; killed"
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+}
+
+# Does the tool have record --off-cpu (the tool side of issue 14)?
+tool_offcpu() { flamestat record --help 2>&1 | grep -q -- '--off-cpu'; }
+
+# ---- starting and stopping each profiler; the folded output in $W/P.folded,
+# values in ns ----
+
+start_flamestat() {
+	rmmod flamestat 2>/dev/null
+	if tool_offcpu; then
+		flamestat record --off-cpu -a -q -o "$W/flamestat.folded" 2>"$W/flamestat.err" &
+		PID=$!
+		wait_until 60 sh -c 'flamestat status 2>/dev/null | grep -q "^running: *yes"' ||
+			{ err "prof=flamestat: record --off-cpu did not start: $(head -c 300 "$W/flamestat.err")"; stop "$PID"; return 1; }
+	else
+		# The module alone (its parameters), until the tool has --off-cpu.
+		PID=""
+		if ! insmod /lib/flamestat/flamestat.ko mode=offcpu 2>"$W/flamestat.err"; then
+			err "prof=flamestat: insmod flamestat.ko mode=offcpu: $(head -c 200 "$W/flamestat.err") $(dmesg | tail -n 3 | tr '\n' ' ')"
+			return 1
+		fi
+		# A module without off-CPU support ignores mode= (an unknown
+		# parameter) and samples CPU time.
+		if ! grep -q '^offcpu_blocks ' /sys/class/misc/flamestat/stats; then
+			err "prof=flamestat: this module has no off-CPU mode ($(dmesg | grep -m1 "unknown parameter 'mode'" | sed 's/^\[[^]]*\] //'))"
+			rmmod flamestat
+			return 1
+		fi
+	fi
+}
+
+stop_flamestat() {
+	if [ -n "$PID" ]; then
+		stop "$PID"
+	else
+		cat /dev/flamestat >"$W/flamestat.raw"
+		cp /sys/class/misc/flamestat/stats "$W/flamestat.stats"
+		rmmod flamestat
+		grep -v '^#' "$W/flamestat.raw" | fs_symbolize >"$W/flamestat.folded"
+	fi
+}
+
+start_bcc() {
+	p=$(command -v offcputime-bpfcc || echo /usr/sbin/offcputime-bpfcc)
+	[ -x "$p" ] || { err "prof=bcc: offcputime-bpfcc is not installed"; return 1; }
+	t0=$(now_ns)
+	# SIGINT must reach Python (a script's background jobs ignore it).
+	env --default-signal=INT "$p" -f >"$W/bcc.us" 2>"$W/bcc.err" &
+	PID=$!
+	# Attached: its kprobe on finish_task_switch is a perf_event descriptor.
+	if ! wait_until 1200 has_fd "$PID" perf_event; then
+		err "prof=bcc: offcputime did not start: $(head -c 300 "$W/bcc.err")"
+		stop "$PID"
+		return 1
+	fi
+	msg "offcputime attached after $((($(now_ns) - t0) / 1000000)) ms"
+}
+
+stop_bcc() {
+	stop "$PID"
+	# microseconds -> ns
+	awk '{ $NF = $NF * 1000; print }' "$W/bcc.us" >"$W/bcc.folded"
+}
+
+# perf record --off-cpu (BPF; perf built with BUILD_BPF_SKEL=1).
+start_perf() {
+	command -v perf >/dev/null || { err "prof=perf: no perf"; return 1; }
+	perf record --off-cpu -a -g -o "$W/perf.data" >"$W/perf.out" 2>"$W/perf.err" &
+	PID=$!
+	sleep 3
+	if grep -qi 'off-cpu' "$W/perf.err"; then
+		err "prof=perf: perf $(perf version 2>&1 | sed 's/perf version //') record --off-cpu: $(grep -i 'off-cpu' "$W/perf.err" | head -n 2 | tr '\n' ' ')"
+		stop "$PID"
+		return 1
+	fi
+	wait_until 60 has_fd "$PID" perf_event ||
+		{ err "prof=perf: perf record --off-cpu did not start: $(head -c 300 "$W/perf.err")"; stop "$PID"; return 1; }
+}
+
+stop_perf() {
+	stop "$PID"
+	# The off-cpu samples (event offcpu-time, period = ns blocked).
+	perf script -i "$W/perf.data" -F comm,event,period,ip,sym 2>/dev/null | awk '
+		/^[^ \t]/ { keep = ($0 ~ /offcpu-time/); comm = $1; n = 0; v = 0
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) v = $i; next }
+		NF == 0 { if (keep && n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; t[s] += v } keep = 0; next }
+		keep { f[++n] = $2 }
+		END { for (s in t) print s, t[s] }' >"$W/perf.folded"
+}
+
+# perf without BPF, as before --off-cpu: every sched_switch with its
+# call chain (-e sched:sched_switch -g), and the time from a task's
+# switch-out to its next switch-in added to the switch-out stack.
+start_perf_sched() {
+	command -v perf >/dev/null || { err "prof=perf-sched: no perf"; return 1; }
+	perf record -e sched:sched_switch -a -g -o "$W/perfs.data" >/dev/null 2>"$W/perfs.err" &
+	PID=$!
+	wait_until 60 has_fd "$PID" perf_event ||
+		{ err "prof=perf-sched: perf record did not start: $(head -c 300 "$W/perfs.err")"; stop "$PID"; return 1; }
+}
+
+stop_perf_sched() {
+	stop "$PID"
+	perf script -i "$W/perfs.data" -F comm,tid,time,trace,ip,sym 2>/dev/null | awk '
+		function ns(s) { sub(/:$/, "", s); split(s, a, "."); return a[1] * 1000000000 + a[2] * 1000 }
+		/prev_pid=/ {
+			t = 0; pp = ""; np = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^[0-9]+\.[0-9]+:?$/ && !t) t = ns($i)
+				if ($i ~ /^prev_pid=/) pp = substr($i, 10)
+				if ($i ~ /^next_pid=/) np = substr($i, 10)
+				if ($i ~ /^prev_comm=/) pc = substr($i, 11)
+			}
+			if (np in start) { tot[stk[np]] += t - start[np]; delete start[np] }
+			cur = pp; comm = pc; n = 0; inev = 1; next
+		}
+		NF == 0 { if (inev && cur != "" && cur != "0") { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; stk[cur] = s; start[cur] = t } inev = 0; next }
+		inev { f[++n] = $2 }
+		END { for (s in tot) print s, tot[s] }' >"$W/perf-sched.folded"
+}
+
+# ---- accuracy ----
+
+# tool_ns FOLDED COMM FUNC: off-CPU ns of COMM's stacks naming FUNC.
+tool_ns() {
+	awk -v c="$2" -v f="$3" '{ v = $NF; s = $0; sub(/ [0-9.e+]+$/, "", s)
+		n = split(s, a, ";"); if (a[1] != c) next
+		for (i = 2; i <= n; i++) if (a[i] == f || a[i] == f "_[k]") { t += v; break } }
+		END { printf "%.0f\n", t }' "$1"
+}
+
+# state_of FOLDED COMM FUNC: the [off-cpu X] states of those stacks, by
+# share of time ("S=99.8% D=0.2%"); flamestat's output only.
+state_of() {
+	awk -v c="$2" -v f="$3" '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		n = split(s, a, ";"); if (a[1] != c) next
+		hit = 0; st = "?"
+		for (i = 2; i <= n; i++) { if (a[i] == f) hit = 1; if (a[i] ~ /^\[off-cpu[ :][SDR]\]$/) st = substr(a[i], 10, 1) }
+		if (hit) { t[st] += v; tot += v } }
+		END { for (k in t) printf "%s%s=%.1f%%", (o++ ? "," : ""), k, 100 * t[k] / tot; print "" }' "$1"
+}
+
+accuracy_run() { # PROF
+	PROF=$1
+	rm -f "$W/$PROF.folded" "$W/truth"
+	if [ "$PROF" != none ]; then
+		"start_$(echo "$PROF" | tr - _)" </dev/null || return 1
+		sleep 2
+	fi
+	# -k: the workload stays (paused) after its truth until killed, so
+	# that profilers symbolizing at the end find the process.
+	"$WL" -k -p sleep,pipe,mutex,disk -f "$DATA" "$OFF_SECONDS" >"$W/truth" 2>"$W/wl.err" &
+	wpid=$!
+	if ! wait_until 600 grep -q '^end' "$W/truth"; then
+		err "prof=$PROF: the workload did not finish: $(head -c 300 "$W/wl.err")"
+	fi
+	[ "$PROF" != none ] && "stop_$(echo "$PROF" | tr - _)"
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	cp "$W/truth" "$FS_ARTIFACTS/truth-$PROF.txt"
+	[ -f "$W/$PROF.folded" ] && cp "$W/$PROF.folded" "$FS_ARTIFACTS/$PROF.folded"
+	grep '^func ' "$W/truth" | while read -r _ fn rest; do
+		comm=$(echo "$rest" | sed -n 's/.*comm=\([^ ]*\).*/\1/p')
+		off=$(echo "$rest" | sed -n 's/.* off_ns=\([0-9]*\).*/\1/p')
+		calls=$(echo "$rest" | sed -n 's/.* calls=\([0-9]*\).*/\1/p')
+		wall=$(echo "$rest" | sed -n 's/.* wall_ns=\([0-9]*\).*/\1/p')
+		got=0 st=""
+		if [ "$PROF" != none ]; then
+			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
+			[ "$PROF" = flamestat ] && st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")"
+		fi
+		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls tool_ns=$got$st"
+	done
+	# The workload's off-CPU time a profiler kept without a stack: bcc's
+	# "[Missed Kernel Stack]" / "[Missed User Stack]" (its stack map
+	# full, or a hash collision).
+	if [ "$PROF" != none ]; then
+		awk -v p="$PROF" '/^off-/ { v = $NF; t += v; if ($0 ~ /\[Missed (Kernel|User) Stack\]/) m += v }
+			END { printf "@@BENCH-OFFLOST prof=%s total_ns=%.0f missed_ns=%.0f\n", p, t, m }' "$W/$PROF.folded"
+	fi
+}
+
+# ---- cost ----
+
+ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+
+cost_run() { # PROF REP
+	PROF=$1
+	if [ "$PROF" != none ]; then
+		"start_$(echo "$PROF" | tr - _)" </dev/null || return 1
+		sleep 2
+	fi
+	c0=$(ctxt)
+	t0=$(now_ns)
+	perf bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
+	t1=$(now_ns)
+	c1=$(ctxt)
+	[ "$PROF" != none ] && "stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
+	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS"
+}
+
+# ---- main ----
+
+msg "guest $(uname -r), $(nproc) CPU(s), perf $(perf version 2>&1 | sed 's/perf version //'), profilers: $OFF_PROFILERS"
+rmmod flamestat 2>/dev/null
+dd if=/dev/zero of="$DATA" bs=1M count=4 2>/dev/null
+sync
+msg "accuracy: offcpu for $OFF_SECONDS s under each profiler"
+for p in none $OFF_PROFILERS; do
+	msg "accuracy $p"
+	accuracy_run "$p"
+done
+msg "cost: perf bench sched pipe -l $OFF_LOOPS, $OFF_REPEATS repeats"
+"$WL" -p sleep 0.1 >/dev/null # warm-up
+for r in $(seq 1 "$OFF_REPEATS"); do
+	for p in none $OFF_PROFILERS; do
+		msg "cost rep $r $p"
+		cost_run "$p" "$r"
+	done
+done
+cp "$W"/*.err "$FS_ARTIFACTS/" 2>/dev/null
+msg "done"

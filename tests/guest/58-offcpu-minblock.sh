@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# min_block_us (issue 14), the module alone (mode=offcpu min_block_us=2000):
+# blocks shorter than 2 ms are counted as dropped (offcpu_dropped_short),
+# not recorded. The offcpu workload's short_sleep (100 us nanosleeps) says
+# which of its calls were surely shorter (under 1.8 ms: they must be
+# dropped), surely longer (over 2.2 ms: kept) and near the threshold;
+# sleep_10ms and sleep_30ms are kept whole.
+# timeout: 150
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+fs_load_offcpu mode=offcpu min_block_us=2000
+out="$FS_TMP/truth"
+check "offcpu -p sleep,short runs" sh -c "$FS_WL/offcpu -p sleep,short -t 2000 -s 100 3 >$out"
+sed 's/^/#   /' "$out"
+check "stop" fs_write stop
+fs_read "$FS_TMP/off.folded"
+cp "$FS_STATS" "$FS_TMP/stats"
+artifact "$FS_TMP/off.folded"
+artifact "$FS_TMP/stats"
+artifact "$out"
+grep -v '^#' "$FS_TMP/off.folded" | fs_symbolize >"$FS_TMP/off.sym"
+artifact "$FS_TMP/off.sym"
+
+for fn in sleep_10ms sleep_30ms; do
+	truth=$(fs_truth "$out" "$fn" off_ns)
+	got=$(fs_off_ns "$FS_TMP/off.sym" off-sleep "$fn")
+	log "$fn: truth $truth ns, flamestat $got ns"
+	expect_within "$fn: longer than min_block_us, kept whole" "$got" "$truth" 5
+done
+
+under=$(fs_truth "$out" short_sleep under)
+near_ns=$(fs_truth "$out" short_sleep near_ns)
+over_ns=$(fs_truth "$out" short_sleep over_ns)
+calls=$(fs_truth "$out" short_sleep calls)
+got=$(fs_off_ns "$FS_TMP/off.sym" off-short short_sleep)
+short=$(fs_stat offcpu_dropped_short)
+log "short_sleep: $calls calls, $under under 1.8 ms, ${near_ns} ns near 2 ms, ${over_ns} ns over 2.2 ms; flamestat kept $got ns; offcpu_dropped_short $short"
+# Enough short calls for the test to mean something (100 us sleeps; the
+# guest's clock follows the host's, a loaded host stretches some).
+expect_ge "short_sleep: calls surely under min_block_us" "$under" 100
+expect_ge "short blocks dropped as SHORT (>= the calls surely short)" "$short" "$under"
+# Kept: no more than the long calls and those near the threshold (+5%),
+# no less than 90% of the surely long ones.
+expect_le "short_sleep: no short block kept (x100 vs x105)" $((got * 100)) $(((over_ns + near_ns) * 105))
+expect_ge "short_sleep: its long blocks kept (x100 vs x90)" $((got * 100)) $((over_ns * 90))
+expect_offcpu_balanced "min_block_us"
+check "unload" fs_unload
+finish
