@@ -40,10 +40,17 @@ log "short_sleep: $calls calls, $under under 1.8 ms, ${near_ns} ns near 2 ms, ${
 # Enough short calls for the test to mean something (100 us sleeps; the
 # guest's clock follows the host's, a loaded host stretches some).
 expect_ge "short_sleep: calls surely under min_block_us" "$under" 100
-expect_ge "short blocks dropped as SHORT (>= the calls surely short)" "$short" "$under"
-# Kept: no more than the long calls and those near the threshold (+5%),
-# no less than 90% of the surely long ones.
-expect_le "short_sleep: no short block kept (x100 vs x105)" $((got * 100)) $(((over_ns + near_ns) * 105))
+# A 100 us sleep whose timer fires before the thread is off the CPU (TCG
+# on a loaded host) never blocks: >= 90% of the surely short calls.
+expect_ge "short blocks dropped as SHORT (>= 90% of the calls surely short, x10 vs x9)" \
+	$((short * 10)) $((under * 9))
+# Kept, in the sleeping state: no more than the long calls and those near
+# the threshold (+5%); runqueue waits (R) of the busy thread between its
+# calls are off-CPU time in short_sleep too, but outside the calls the
+# workload times. No less than 90% of the surely long ones, in any state.
+got_s=$(fs_off_ns "$FS_TMP/off.sym" off-short short_sleep S)
+log "short_sleep: $got_s ns of it sleeping (S)"
+expect_le "short_sleep: no short block kept (S, x100 vs x105)" $((got_s * 100)) $(((over_ns + near_ns) * 105))
 expect_ge "short_sleep: its long blocks kept (x100 vs x90)" $((got * 100)) $((over_ns * 90))
 expect_offcpu_balanced "min_block_us"
 check "unload" fs_unload
