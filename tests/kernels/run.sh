@@ -52,10 +52,14 @@ done
 # 56-offcpu is not among them yet: on 5.10 its truth (the workload's wall
 # minus thread CPU time in the calls) came out 6-40% below what the module
 # and the wall time say, its CPU clock charging ~1.6 ms per pipe read;
-# not understood (issue 14).
+# not understood (issue 14). Nor 63-offcpu-unload: attaching to and
+# detaching from sched_switch again and again under a switch storm hangs a
+# 5.10 guest under TCG, both vCPUs with interrupts off around the text
+# patching's int3, and so does enabling and disabling the sched_switch
+# trace event through tracefs with no module loaded (docs/RELIABILITY.md).
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
-	57-offcpu-disk 63-offcpu-unload 64-offcpu-module 72-vhost 73-iouring
+	57-offcpu-disk 64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
