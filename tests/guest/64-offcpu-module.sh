@@ -17,6 +17,7 @@
 # offcpu_sum FILE PATTERN: the ns of the lines matching PATTERN (ERE).
 offcpu_sum() { grep -E "$2" "$1" | awk '{s += $NF} END {printf "%.0f", s}'; }
 
+# shellcheck disable=SC2317 # called through check
 snap_ok() {
 	"$FS_WL/snapdump" >"$FS_TMP/snap.dump" 2>&1 ||
 		{ sed 's/^/#   /' "$FS_TMP/snap.dump" | tail -n 3; return 1; }
