@@ -57,9 +57,12 @@ done
 # 5.10 guest under TCG, both vCPUs with interrupts off around the text
 # patching's int3, and so does enabling and disabling the sched_switch
 # trace event through tracefs with no module loaded (docs/RELIABILITY.md).
+# Nor 57-offcpu-disk: on 5.10 with the host loaded, 20% of fsync's
+# off-CPU time was runqueue waits (R, cond_resched in writeback) against
+# its 90% in D; its state split depends on the kernel and the load.
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
-	57-offcpu-disk 64-offcpu-module 72-vhost 73-iouring
+	64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 97-reload 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
