@@ -260,16 +260,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 		key->proc_id = fst_procdb_lookup(s->procdb, &c->cache, prev,
 						 flags & FLAMESTAT_STACKF_COMPAT);
 	}
-	key->tgid = prev->tgid;
-	key->cpu = (cfg->flags & FLAMESTAT_CFG_PERCPU) ? c->cpu :
-		   FLAMESTAT_CPU_ANY;
-	key->nr_kernel = nk;
-	key->nr_user = nu;
-	key->nr_waker = 0;
-	key->flags = flags;
-	key->pad2 = 0;
-	memcpy(key->comm, prev->comm, sizeof(key->comm));
-	key->comm[sizeof(key->comm) - 1] = '\0';
+	fst_key_header(key, prev, cfg, c, nk, nu, flags);
 	slot->start_ns = now;
 	slot->task = prev;
 

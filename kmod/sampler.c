@@ -176,16 +176,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 						 flags & FLAMESTAT_STACKF_COMPAT);
 	}
 
-	key->tgid = task->tgid;
-	key->cpu = (cfg->flags & FLAMESTAT_CFG_PERCPU) ? c->cpu :
-		   FLAMESTAT_CPU_ANY;
-	key->nr_kernel = nk;
-	key->nr_user = nu;
-	key->nr_waker = 0;
-	key->pad2 = 0;
-	key->flags = flags;
-	memcpy(key->comm, task->comm, sizeof(key->comm));
-	key->comm[sizeof(key->comm) - 1] = '\0';
+	fst_key_header(key, task, cfg, c, nk, nu, flags);
 
 	/* The same callers as the last stacks on this CPU: a known leaf? */
 	same_chain = fst_recent_same_chain(&c->recent, t, key);

@@ -14,6 +14,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -116,6 +117,30 @@ static __always_inline bool fst_task_kernel_only(struct task_struct *task,
 }
 
 bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task);
+
+/*
+ * Hard-irq or the scheduler: the header of a stack key of @task, whose
+ * frames are already in @key (@nk kernel, then @nu user, no waker yet);
+ * proc_id is the caller's. The pads are zero: keys compare as words.
+ */
+static __always_inline void fst_key_header(struct fst_entry *key,
+					   struct task_struct *task,
+					   const struct fst_cfg *cfg,
+					   const struct fst_cpu *c,
+					   unsigned int nk, unsigned int nu,
+					   u32 flags)
+{
+	key->tgid = task->tgid;
+	key->cpu = (cfg->flags & FLAMESTAT_CFG_PERCPU) ? c->cpu :
+		   FLAMESTAT_CPU_ANY;
+	key->nr_kernel = nk;
+	key->nr_user = nu;
+	key->nr_waker = 0;
+	key->pad2 = 0;
+	key->flags = flags;
+	memcpy(key->comm, task->comm, sizeof(key->comm));
+	key->comm[sizeof(key->comm) - 1] = '\0';
+}
 
 int fst_sampler_init(struct fst_sampler *s, struct delayed_work *drain_work);
 void fst_sampler_free(struct fst_sampler *s);
