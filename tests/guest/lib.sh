@@ -196,6 +196,21 @@ fs_stats_balance() {
 	     $1 ~ /^dropped_/ {d += $2} END {print s + 0, r + 0, d + 0}' "$FS_STATS"
 }
 
+# fs_insmod_refused PARAMS...: each argument (one or several parameters)
+# is refused by insmod, and nothing is left loaded.
+fs_insmod_refused() {
+	for _p in "$@"; do
+		# shellcheck disable=SC2086 # several parameters
+		if insmod "$FS_KO" $_p 2>/dev/null; then
+			not_ok "insmod $_p refused"
+			rmmod flamestat
+		else
+			ok "insmod $_p refused"
+		fi
+	done
+	check "nothing loaded" sh -c '! [ -d /sys/module/flamestat ]'
+}
+
 # fs_balanced: samples == recorded + dropped, and off-CPU blocks ==
 # recorded + dropped, in one read of the stats.
 fs_balanced() {

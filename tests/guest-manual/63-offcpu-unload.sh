@@ -13,23 +13,14 @@
 # Short 30 cycles, long 300, debug 100.
 # timeout: 600
 # timeout-long: 5400
-# shellcheck source-path=SCRIPTDIR source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . /tests/lib.sh
 
 CYCLES=$(fs_size 30 300 100)
 
 fs_load_offcpu mode=offcpu
 fs_unload || die "unload"
-for p in mode=3 mode=cpux "mode=offcpu offcpu_tasks=0"; do
-	# shellcheck disable=SC2086 # several parameters
-	if insmod "$FS_KO" $p 2>/dev/null; then
-		not_ok "insmod $p refused"
-		rmmod flamestat
-	else
-		ok "insmod $p refused"
-	fi
-done
-check "nothing loaded" sh -c '! [ -d /sys/module/flamestat ]'
+fs_insmod_refused mode=3 mode=cpux "mode=offcpu offcpu_tasks=0"
 
 fs_kmemleak_clear
 fs_load mode=offcpu
