@@ -83,6 +83,7 @@ static void add_cand(struct loader *ld, const GElf_Sym *s, const char *name)
 		c->bind_rank = 0;
 	}
 	c->underscores = u;
+	c->is_plt = 0;
 	sb_add(&ld->pool, name, len);
 	sb_add(&ld->pool, "", 1);
 }
