@@ -18,9 +18,11 @@
 
 #include "lib/util.h"
 #include "sym/elfsym_int.h"
+#include "sym/fsprobe.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -35,16 +37,17 @@
 #define A64_SP		31
 
 /*
- * Code read for the AArch64 rule, in pages of the file (direct-mapped):
- * the samples of a profile fall on few pages of each object.
+ * Code read for the AArch64 rule, in pages of the file (direct-mapped,
+ * each allocated on first use): the leaves of a profile fall on few pages
+ * of each object.
  */
 #define CODE_PAGE	4096U
-#define CODE_PAGES	16U
+#define CODE_PAGES	64U
 
 struct code_cache {
 	uint64_t off[CODE_PAGES];	/* file offset of the page held */
 	bool valid[CODE_PAGES];
-	unsigned char page[CODE_PAGES][CODE_PAGE];
+	unsigned char *page[CODE_PAGES];
 };
 
 void cfi_source(struct elfsym_file *f, const struct ehandle *h)
@@ -73,6 +76,9 @@ void cfi_free(struct elfsym_file *f)
 
 void code_free(struct elfsym_file *f)
 {
+	if (f->code)
+		for (size_t i = 0; i < CODE_PAGES; i++)
+			free(f->code->page[i]);
 	free(f->code);
 	f->code = NULL;
 }
@@ -98,32 +104,44 @@ static const unsigned char *code_page(struct elfsym_file *f, uint64_t off)
 {
 	struct code_cache *c = f->code;
 	size_t slot = (size_t)(off / CODE_PAGE) % CODE_PAGES;
-	struct ehandle h = { .fd = -1 };
+	unsigned char *page;
 	ssize_t got = -1;
+	struct stat st;
+	int fd;
 
 	if (!c)
 		c = f->code = xcalloc(1, sizeof(*c));
+	if (!c->page[slot])
+		c->page[slot] = xmalloc(CODE_PAGE);
+	page = c->page[slot];
 	if (c->valid[slot] && c->off[slot] == off)
-		return c->page[slot];
+		return page;
 	c->valid[slot] = false;
-	memset(c->page[slot], 0, CODE_PAGE);
+	memset(page, 0, CODE_PAGE);
 	if (f->cfi_image) {
 		if (off >= f->cfi_image_size)
 			return NULL;
 		got = (ssize_t)(f->cfi_image_size - off < CODE_PAGE ?
 				f->cfi_image_size - off : CODE_PAGE);
-		memcpy(c->page[slot], (char *)f->cfi_image + off, (size_t)got);
-	} else if (f->cfi_path && !eh_open(&h, f->cfi_path)) {
-		/* The file the frame rules came from, or nothing. */
-		if (h.dev == f->cfi_dev && h.ino == f->cfi_ino)
-			got = pread(h.fd, c->page[slot], CODE_PAGE, (off_t)off);
-		eh_close(&h);
+		memcpy(page, (char *)f->cfi_image + off, (size_t)got);
+	} else if (f->cfi_path && fsprobe_answers(f->cfi_path)) {
+		/*
+		 * The file the frame rules came from, or nothing; as
+		 * eh_open() opens it, without parsing it again.
+		 */
+		fd = open(f->cfi_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+			    st.st_dev == f->cfi_dev && st.st_ino == f->cfi_ino)
+				got = pread(fd, page, CODE_PAGE, (off_t)off);
+			close(fd);
+		}
 	}
 	if (got <= 0)
 		return NULL;
 	c->off[slot] = off;
 	c->valid[slot] = true;
-	return c->page[slot];
+	return page;
 }
 
 bool cfi_code(struct elfsym_file *f, uint64_t vaddr, void *buf, size_t len)

@@ -50,17 +50,12 @@ struct plt_ctx {
 
 static bool jump_reloc(unsigned int machine, unsigned int type)
 {
-	switch (machine) {
-	case EM_X86_64:
+	if (machine == EM_X86_64)
 		return type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT;
-	case EM_386:
+	if (machine == EM_386)
 		return type == R_386_JMP_SLOT || type == R_386_GLOB_DAT;
-	case EM_AARCH64:
-		return type == R_AARCH64_JUMP_SLOT ||
-		       type == R_AARCH64_GLOB_DAT;
-	default:
-		return false;
-	}
+	return machine == EM_AARCH64 && (type == R_AARCH64_JUMP_SLOT ||
+					 type == R_AARCH64_GLOB_DAT);
 }
 
 static void add_slot(struct plt_ctx *c, uint64_t addr, const char *name)
@@ -192,7 +187,7 @@ static uint64_t a64_slot(const unsigned char *b, size_t i, uint64_t addr,
 	if (i >= 4 && le32(b + i - 4) == 0xd503245fU)
 		*start -= 4;
 	return ((addr + i) & ~(uint64_t)0xfff) + (imm << 12) +
-	       ((ldr >> 10) & 0xfff) * 8;
+	       (uint64_t)((ldr >> 10) & 0xfff) * 8;
 }
 
 /* The stubs of one section: found in order, each up to the next. */
