@@ -410,7 +410,7 @@ a64_row() {
 hexadd() { printf '%x' $((16#$1 + $2)); }
 
 if [ -f "$OUT/a64.missing" ]; then
-	fail a64-toolchain "no aarch64 fixtures: $(tr '\n' ' ' < "$OUT/a64.missing")(scripts/install-deps.sh sets the aarch64 GCC up)"
+	fail a64-toolchain "no aarch64 fixtures, $(tr '\n' ' ' < "$OUT/a64.missing")"
 elif ! command -v "$AOBJDUMP" > /dev/null; then
 	fail a64-toolchain "no $AOBJDUMP (binutils-aarch64-linux-gnu, scripts/deps.list)"
 else
