@@ -13,7 +13,8 @@
 #   cost      perf bench sched pipe: context switches per second with no
 #             profiler and under each, and each one's cost per switch
 # Profilers: flamestat (record --off-cpu, or the module loaded with
-# mode=offcpu while the tool lacks it), bcc offcputime, perf record
+# mode=offcpu while the tool lacks it), flamestat-user (record --off-cpu
+# -U: user stacks only, as perf's), bcc offcputime, perf record
 # --off-cpu -e dummy (BPF; Debian's perf is built without BUILD_BPF_SKEL=1
 # and refuses it, so bench/perf-bpf/build.sh builds one from the guest
 # kernel's source, cached, and the guest runs that one as
@@ -22,7 +23,7 @@
 # perf did it before --off-cpu).
 #
 #   bench/offcpu.sh [--seconds S] [--loops N] [--repeats N] [--no-doc]
-#                   [--profilers "flamestat bcc perf perf-sched"]
+#                   [--profilers "flamestat flamestat-user bcc perf perf-sched"]
 #
 # Needs root (debootstrap, mke2fs) and QEMU. A profiler that cannot run is
 # reported and makes the exit status 1; never fails on a number.
@@ -34,7 +35,7 @@ export TOP
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$TOP/bench/lib.sh"
 
-seconds=5 loops=20000 repeats=2 doc=1 profilers="flamestat bcc perf perf-sched"
+seconds=5 loops=20000 repeats=2 doc=1 profilers="flamestat flamestat-user bcc perf perf-sched"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift ;;
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--repeats) repeats=$2; shift ;;
 	--profilers) profilers=$2; shift ;;
 	--no-doc) doc=0 ;;
-	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-offcpu: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -78,10 +79,10 @@ say "building the workloads and the guest helpers"
 # reported; the guest then reports perf as not run.
 perf_files=()
 if [[ " $profilers " == *" perf "* ]]; then
-	say "perf with BPF skeletons for --off-cpu (bench/perf-bpf/build.sh; the first build takes 15 minutes)"
+	say "perf with BPF skeletons for --off-cpu (bench/perf-bpf/build.sh; the first build takes minutes)"
 	if perfdir=$("$TOP/bench/perf-bpf/build.sh" 2>"$WORK/perf-bpf.log"); then
 		perf_files=(-f "$perfdir/perf:/opt/perf-bpf/perf")
-		PACKAGES="$PACKAGES $(tr '\n' ' ' <"$perfdir/runtime-packages")"
+		PACKAGES="$PACKAGES $(paste -sd ' ' "$perfdir/runtime-packages")"
 		say "perf $(cat "$perfdir/source-version") with BPF skeletons: $perfdir"
 	else
 		tail -n 30 "$WORK/perf-bpf.log" >&2

@@ -13,11 +13,14 @@
 #                    [state=S]
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
-#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
+#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L seen_ns=O
+#   (O: the off-CPU ns the profiler found in the two pipebench processes,
+#   a check that it was at work: about E, one of them always waits)
 # A profiler that cannot run: "@@BENCH-ERROR ...", and what it printed.
 #
 # Set by the generated test: BENCH_DIR (timeit), OFF_SECONDS, OFF_LOOPS,
-# OFF_REPEATS, OFF_PROFILERS (flamestat bcc perf perf-sched).
+# OFF_REPEATS, OFF_PROFILERS (flamestat bcc perf perf-sched, and
+# flamestat-user: record --off-cpu -U, user stacks only as perf's).
 
 T=$BENCH_DIR/timeit
 W=/tmp/offbench
@@ -70,13 +73,21 @@ tool_offcpu() { flamestat record --help 2>&1 | grep -q -- '--off-cpu'; }
 # ---- starting and stopping each profiler; the folded output in $W/P.folded,
 # values in ns ----
 
+# flamestat-user: the same with -U (user stacks only, as perf --off-cpu
+# records them): what the kernel stack costs.
+start_flamestat_user() { start_flamestat -U; }
+stop_flamestat_user() { stop_flamestat; }
+
 start_flamestat() {
 	rmmod flamestat 2>/dev/null
 	if tool_offcpu; then
-		flamestat record --off-cpu -a -q -o "$W/flamestat.folded" 2>"$W/flamestat.err" &
+		flamestat record --off-cpu "$@" -a -q -o "$W/$PROF.folded" 2>"$W/$PROF.err" &
 		PID=$!
 		wait_until 60 sh -c 'flamestat status 2>/dev/null | grep -q "^running: *yes"' ||
-			{ err "prof=flamestat: record --off-cpu did not start: $(head -c 300 "$W/flamestat.err")"; stop "$PID"; return 1; }
+			{ err "prof=$PROF: record --off-cpu $* did not start: $(head -c 300 "$W/$PROF.err")"; stop "$PID"; return 1; }
+	elif [ $# -gt 0 ]; then
+		err "prof=$PROF: the tool has no record --off-cpu"
+		return 1
 	else
 		# The module alone (its parameters), until the tool has --off-cpu.
 		PID=""
@@ -251,7 +262,7 @@ accuracy_run() { # PROF
 		got=0 st=""
 		if [ "$PROF" != none ]; then
 			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
-			[ "$PROF" = flamestat ] && st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")"
+			case $PROF in flamestat*) st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")" ;; esac
 		fi
 		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls tool_ns=$got$st"
 	done
@@ -276,11 +287,17 @@ cost_run() { # PROF REP
 	fi
 	c0=$(ctxt)
 	t0=$(now_ns)
-	perf bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
+	"$PIPEBENCH" bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
 	t1=$(now_ns)
 	c1=$(ctxt)
-	[ "$PROF" != none ] && "stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
-	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS"
+	seen=0
+	if [ "$PROF" != none ]; then
+		rm -f "$W/$PROF.folded"
+		"stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
+		seen=$(awk '{ s = $0; sub(/ [0-9.e+]+$/, "", s); split(s, a, ";")
+			if (a[1] == "pipebench") t += $NF } END { printf "%.0f\n", t }' "$W/$PROF.folded" 2>/dev/null)
+	fi
+	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS seen_ns=${seen:-0}"
 }
 
 # ---- main ----
@@ -288,6 +305,10 @@ cost_run() { # PROF REP
 msg "guest $(uname -r), $(nproc) CPU(s), perf $(perf version 2>&1 | sed 's/perf version //'), BPF perf $(perf_bpf_version), BTF $(test -r /sys/kernel/btf/vmlinux && echo yes || echo no), profilers: $OFF_PROFILERS"
 rmmod flamestat 2>/dev/null
 dd if=/dev/zero of="$DATA" bs=1M count=4 2>/dev/null
+# Debian's perf under a name of its own, so that the profilers' stacks of
+# perf bench's two processes are told from the BPF perf's own (comm perf).
+PIPEBENCH=$W/pipebench
+cp "$(command -v perf)" "$PIPEBENCH"
 sync
 msg "accuracy: offcpu for $OFF_SECONDS s under each profiler"
 for p in none $OFF_PROFILERS; do
