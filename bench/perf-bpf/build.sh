@@ -13,7 +13,8 @@
 #   runtime-packages     the Debian packages of the libraries it links
 #   build-options        its `perf version --build-options`
 #   source-version       the linux-source-6.1 version it was built from
-#   kver                 the kernel whose BTF made its vmlinux.h
+#   kver                 the kernel (release, version) whose BTF made its
+#                        vmlinux.h
 #   build.log
 #
 #   bench/perf-bpf/build.sh [--jobs N] [--check]
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--jobs) jobs=$2; shift ;;
 	--check) check_only=1 ;;
-	-h | --help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "perf-bpf: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -76,6 +77,14 @@ kver=$(cat "$(dirname "$tree")/kver")
 # shellcheck disable=SC2016 # dpkg-query's own ${Version}
 srcver=$("$TOP/tests/vm/rootfs.sh" chroot "$tree" dpkg-query -W -f='${Version}' linux-source-6.1) ||
 	die "no linux-source-6.1 in the build tree $tree"
+# The guest kernel's own version: the same upload as the source, unless
+# the archive moved on between the two (then said, not fatal: perf's
+# off-CPU program reads the kernel through BTF, CO-RE).
+# shellcheck disable=SC2016 # dpkg-query's own ${Version}
+imgver=$("$TOP/tests/vm/rootfs.sh" chroot "$tree" dpkg-query -W -f='${Version}' "linux-image-$kver") ||
+	die "no linux-image-$kver in the build tree $tree"
+[ "$imgver" = "$srcver" ] ||
+	msg "note: linux-source-6.1 is $srcver, the guest kernel linux-image-$kver is $imgver"
 dir=$top/$srcver-$conf
 if [ -f "$dir/complete" ]; then
 	echo "$dir"
@@ -161,7 +170,7 @@ cut -d: -f1 "$dir/runtime-files" | sed 's/:.*//' | sort -u >"$dir/runtime-packag
 [ -s "$dir/runtime-packages" ] || fail "no packages for perf's libraries (ldd found none?)"
 cp "$root/tmp/perf-out/perf" "$dir/perf"
 echo "$srcver" >"$dir/source-version"
-echo "$kver" >"$dir/kver"
+echo "$kver $imgver" >"$dir/kver"
 echo "$((SECONDS - t0))" >"$dir/build-secs"
 date -u +%FT%TZ >"$dir/complete"
 msg "perf $srcver with BPF skeletons built in $((SECONDS - t0)) s: $dir"
