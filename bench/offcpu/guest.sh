@@ -14,8 +14,9 @@
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
 #     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L seen_ns=O
-#   (O: the off-CPU ns the profiler found in the two pipebench processes,
-#   a check that it was at work: about E, one of them always waits)
+#   (O: the off-CPU ns the profiler found in perf bench's two processes,
+#   comm sched-pipe, a check that it was at work: about E, one of them
+#   always waits)
 # A profiler that cannot run: "@@BENCH-ERROR ...", and what it printed.
 #
 # Set by the generated test: BENCH_DIR (timeit), OFF_SECONDS, OFF_LOOPS,
@@ -287,7 +288,7 @@ cost_run() { # PROF REP
 	fi
 	c0=$(ctxt)
 	t0=$(now_ns)
-	"$PIPEBENCH" bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
+	perf bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
 	t1=$(now_ns)
 	c1=$(ctxt)
 	seen=0
@@ -295,7 +296,7 @@ cost_run() { # PROF REP
 		rm -f "$W/$PROF.folded"
 		"stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
 		seen=$(awk '{ s = $0; sub(/ [0-9.e+]+$/, "", s); split(s, a, ";")
-			if (a[1] == "pipebench") t += $NF } END { printf "%.0f\n", t }' "$W/$PROF.folded" 2>/dev/null)
+			if (a[1] == "sched-pipe") t += $NF } END { printf "%.0f\n", t }' "$W/$PROF.folded" 2>/dev/null)
 	fi
 	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS seen_ns=${seen:-0}"
 }
@@ -305,10 +306,6 @@ cost_run() { # PROF REP
 msg "guest $(uname -r), $(nproc) CPU(s), perf $(perf version 2>&1 | sed 's/perf version //'), BPF perf $(perf_bpf_version), BTF $(test -r /sys/kernel/btf/vmlinux && echo yes || echo no), profilers: $OFF_PROFILERS"
 rmmod flamestat 2>/dev/null
 dd if=/dev/zero of="$DATA" bs=1M count=4 2>/dev/null
-# Debian's perf under a name of its own, so that the profilers' stacks of
-# perf bench's two processes are told from the BPF perf's own (comm perf).
-PIPEBENCH=$W/pipebench
-cp "$(command -v perf)" "$PIPEBENCH"
 sync
 msg "accuracy: offcpu for $OFF_SECONDS s under each profiler"
 for p in none $OFF_PROFILERS; do

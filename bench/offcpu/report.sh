@@ -44,9 +44,9 @@ accuracy)
 	echo "bcc and perf-sched, within 0.1% of it elsewhere, differed from it by 1 to 27%"
 	echo "in the first runs (never above the wall time): not explained yet."
 	echo "perf (\`perf record --off-cpu\`) counts only the time after a switch-out in state"
-echo "S or D, not a preempted thread's wait for the CPU (R): disk_write's off-CPU time,"
-echo "R in flamestat's column, is not in perf's. flamestat-user: flamestat with -U,"
-echo "user stacks only, as perf records them."
+echo "S or D, not a preempted thread's wait for the CPU (R): disk_write's off-CPU time"
+echo "(all R in flamestat's column) is not in perf's, nor the R part of disk_fsync's."
+echo "flamestat-user: flamestat with -U, user stacks only, as perf records them."
 echo "\"-\": the profiler did not run (see below)."
 	awk '$1 == "@@BENCH-OFFLOST" { split($2, p, "="); split($3, t, "="); split($4, m, "=")
 		if (m[2] > 0) printf "\n%s kept %.1f ms of the workload'"'"'s %.1f ms off-CPU with a stack it had lost (\"[Missed ... Stack]\": %.1f%%).\n", p[2], m[2] / 1e6, t[2] / 1e6, 100 * m[2] / t[2] }' "$results" ;;
@@ -74,17 +74,21 @@ cost)
 			v = ""
 			for (j = 1; j <= np; j++) {
 				p = pr[j]
-				if (p == "none" || p == "flamestat" || !(p in add)) continue
+				if (p == "none" || p ~ /^flamestat/ || !(p in add)) continue
 				v = v sprintf("%s%s than %s (%+.0f ns)", v == "" ? "" : ", ",
 					add["flamestat"] < add[p] ? "less" : "not less", p, add[p])
 			}
 			if (v != "") printf "\nflamestat adds %+.0f ns per switch: %s.\n", add["flamestat"], v
 		}
+		# perf --off-cpu records user stacks only: flamestat -U is its like.
+		if (("flamestat-user" in add) && ("perf" in add))
+			printf "With user stacks only, as perf --off-cpu records them, flamestat adds %+.0f ns: %s than perf.\n",
+				add["flamestat-user"], add["flamestat-user"] < add["perf"] ? "less" : "not less"
 		if (has_o["flamestat"] || has_o["perf"]) {
 			print ""
-			print "Off-CPU found: the off-CPU time each profiler reported for the two processes"
-			print "of the benchmark, against its elapsed time (one of them always waits: about"
-			print "100% when the profiler saw every switch)."
+			print "Off-CPU found: the off-CPU time each profiler reported for the benchmark'"'"'s"
+			print "two processes (comm sched-pipe), against its elapsed time: about 100% when"
+			print "the profiler saw every switch (on one CPU one of them always waits)."
 		}
 	}' "$results" ;;
 *)
