@@ -13,14 +13,17 @@
 #   cost      perf bench sched pipe: context switches per second with no
 #             profiler and under each, and each one's cost per switch
 # Profilers: flamestat (record --off-cpu, or the module loaded with
-# mode=offcpu while the tool lacks it), bcc offcputime, perf record
-# --off-cpu (BPF: perfs built without BUILD_BPF_SKEL=1 refuse it, which is
-# reported), and perf-sched (perf record -e sched:sched_switch -g, the
-# off-CPU time computed from the switches: how perf did it before
-# --off-cpu).
+# mode=offcpu while the tool lacks it), flamestat-user (record --off-cpu
+# -U: user stacks only, as perf's), bcc offcputime, perf record
+# --off-cpu -e dummy (BPF; Debian's perf is built without BUILD_BPF_SKEL=1
+# and refuses it, so bench/perf-bpf/build.sh builds one from the guest
+# kernel's source, cached, and the guest runs that one as
+# /opt/perf-bpf/perf), and perf-sched (Debian's perf record -e
+# sched:sched_switch -g, the off-CPU time computed from the switches: how
+# perf did it before --off-cpu).
 #
 #   bench/offcpu.sh [--seconds S] [--loops N] [--repeats N] [--no-doc]
-#                   [--profilers "flamestat bcc perf perf-sched"]
+#                   [--profilers "flamestat flamestat-user bcc perf perf-sched"]
 #
 # Needs root (debootstrap, mke2fs) and QEMU. A profiler that cannot run is
 # reported and makes the exit status 1; never fails on a number.
@@ -32,7 +35,7 @@ export TOP
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$TOP/bench/lib.sh"
 
-seconds=5 loops=20000 repeats=2 doc=1 profilers="flamestat bcc perf perf-sched"
+seconds=5 loops=20000 repeats=2 doc=1 profilers="flamestat flamestat-user bcc perf perf-sched"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift ;;
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--repeats) repeats=$2; shift ;;
 	--profilers) profilers=$2; shift ;;
 	--no-doc) doc=0 ;;
-	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-offcpu: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -49,7 +52,8 @@ for n in "$seconds" "$loops" "$repeats"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || vm_die "bench-offcpu: --seconds, --loops and --repeats take numbers"
 done
 
-# The package list of bench-overhead: the same cached Debian tree.
+# The package list of bench-overhead: the same cached Debian tree (with
+# the libraries of the BPF perf when it is built).
 PACKAGES="linux-perf bpftrace bpfcc-tools perl"
 WORK="$BUILD/bench-offcpu"
 OUT=${BENCH_OUT:-$TOP/bench/out}
@@ -70,6 +74,23 @@ say "building the workloads and the guest helpers"
 		gcc -O2 -Wall -Wextra -Werror -o "$WORK/timeit" "$TOP/bench/overhead/timeit.c"
 } >"$WORK/build.log" 2>&1 || { tail -n 20 "$WORK/build.log" >&2; vm_die "bench-offcpu: build failed (log: $WORK/build.log)"; }
 
+# perf record --off-cpu needs a perf built with BUILD_BPF_SKEL=1: built
+# once (cached) from the guest kernel's source. A failed build is
+# reported; the guest then reports perf as not run.
+perf_files=()
+if [[ " $profilers " == *" perf "* ]]; then
+	say "perf with BPF skeletons for --off-cpu (bench/perf-bpf/build.sh; the first build takes minutes)"
+	if perfdir=$("$TOP/bench/perf-bpf/build.sh" 2>"$WORK/perf-bpf.log"); then
+		perf_files=(-f "$perfdir/perf:/opt/perf-bpf/perf")
+		PACKAGES="$PACKAGES $(paste -sd ' ' "$perfdir/runtime-packages")"
+		say "perf $(cat "$perfdir/source-version") with BPF skeletons: $perfdir"
+	else
+		tail -n 30 "$WORK/perf-bpf.log" >&2
+		say "no perf with BPF skeletons: bench/perf-bpf/build.sh failed (log: $WORK/perf-bpf.log)"
+		echo "build: perf with BUILD_BPF_SKEL=1 (bench/perf-bpf/build.sh) failed: $(tail -n 1 "$WORK/perf-bpf.log")" >>"$ERRORS"
+	fi
+fi
+
 test="$WORK/$BENCH_TEST.sh"
 cat >"$test" <<EOF
 #!/bin/sh
@@ -88,7 +109,7 @@ img="$WORK/image"
 say "making the guest image (the cached Debian tree with $PACKAGES; the first build takes minutes)"
 "$TOP/tests/vm/rootfs.sh" image -o "$img" -p "$PACKAGES" \
 	-f "$WORK/timeit:/opt/bench/timeit" \
-	-f "$TOP/bench/offcpu/guest.sh:/opt/bench/offcpu-guest.sh" \
+	-f "$TOP/bench/offcpu/guest.sh:/opt/bench/offcpu-guest.sh" "${perf_files[@]}" \
 	"$test" >"$WORK/image.log" 2>&1 || { tail -n 20 "$WORK/image.log" >&2; vm_die "bench-offcpu: no guest image (log: $WORK/image.log)"; }
 
 say "one vCPU under -icount shift=0: accuracy ($seconds s of the workload per profiler), then cost ($repeats x $loops loops of perf bench sched pipe)"

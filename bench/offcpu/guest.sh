@@ -13,11 +13,15 @@
 #                    [state=S]
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
-#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L
+#     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L seen_ns=O
+#   (O: the off-CPU ns the profiler found in perf bench's two processes,
+#   comm sched-pipe, a check that it was at work: about E, one of them
+#   always waits)
 # A profiler that cannot run: "@@BENCH-ERROR ...", and what it printed.
 #
 # Set by the generated test: BENCH_DIR (timeit), OFF_SECONDS, OFF_LOOPS,
-# OFF_REPEATS, OFF_PROFILERS (flamestat bcc perf perf-sched).
+# OFF_REPEATS, OFF_PROFILERS (flamestat bcc perf perf-sched, and
+# flamestat-user: record --off-cpu -U, user stacks only as perf's).
 
 T=$BENCH_DIR/timeit
 W=/tmp/offbench
@@ -70,13 +74,21 @@ tool_offcpu() { flamestat record --help 2>&1 | grep -q -- '--off-cpu'; }
 # ---- starting and stopping each profiler; the folded output in $W/P.folded,
 # values in ns ----
 
+# flamestat-user: the same with -U (user stacks only, as perf --off-cpu
+# records them): what the kernel stack costs.
+start_flamestat_user() { start_flamestat -U; }
+stop_flamestat_user() { stop_flamestat; }
+
 start_flamestat() {
 	rmmod flamestat 2>/dev/null
 	if tool_offcpu; then
-		flamestat record --off-cpu -a -q -o "$W/flamestat.folded" 2>"$W/flamestat.err" &
+		flamestat record --off-cpu "$@" -a -q -o "$W/$PROF.folded" 2>"$W/$PROF.err" &
 		PID=$!
 		wait_until 60 sh -c 'flamestat status 2>/dev/null | grep -q "^running: *yes"' ||
-			{ err "prof=flamestat: record --off-cpu did not start: $(head -c 300 "$W/flamestat.err")"; stop "$PID"; return 1; }
+			{ err "prof=$PROF: record --off-cpu $* did not start: $(head -c 300 "$W/$PROF.err")"; stop "$PID"; return 1; }
+	elif [ $# -gt 0 ]; then
+		err "prof=$PROF: the tool has no record --off-cpu"
+		return 1
 	else
 		# The module alone (its parameters), until the tool has --off-cpu.
 		PID=""
@@ -127,30 +139,49 @@ stop_bcc() {
 	awk '{ $NF = $NF * 1000; print }' "$W/bcc.us" >"$W/bcc.folded"
 }
 
-# perf record --off-cpu (BPF; perf built with BUILD_BPF_SKEL=1).
+# perf record --off-cpu: BPF, in a perf built with BUILD_BPF_SKEL=1
+# (bench/perf-bpf/build.sh, from the source of this kernel: Debian's perf
+# refuses --off-cpu). -e dummy: the off-CPU samples alone, without perf's
+# default CPU sampling (as perf's own test of --off-cpu does,
+# tools/perf/tests/shell/record_offcpu.sh). Its BPF program (on
+# tp_btf/sched_switch) adds, per thread, user stack and state, the time
+# from a switch-out in state S or D (not R: a preempted task's wait for
+# the CPU is not counted) to that thread's next switch-in; at the end perf
+# writes the sums as samples of the event "offcpu-time" whose period is the
+# off-CPU time in ns (perf-record(1)), with the user stack (frame
+# pointers; no kernel frames) as the call chain.
+PERF_BPF=/opt/perf-bpf/perf
+perf_bpf_version() { "$PERF_BPF" version 2>&1 | sed 's/perf version //'; }
+perf_ready() { dead "$1" || { has_fd "$1" bpf-prog && has_fd "$1" perf_event; }; }
 start_perf() {
-	command -v perf >/dev/null || { err "prof=perf: no perf"; return 1; }
-	perf record --off-cpu -a -g -o "$W/perf.data" >"$W/perf.out" 2>"$W/perf.err" &
+	[ -x "$PERF_BPF" ] || { err "prof=perf: no $PERF_BPF (a perf with BPF skeletons: bench/perf-bpf/build.sh did not build one)"; return 1; }
+	if ! "$PERF_BPF" version --build-options 2>&1 | grep -q 'bpf_skeletons: *\[ on'; then
+		err "prof=perf: $PERF_BPF has no BPF skeletons: $("$PERF_BPF" version --build-options 2>&1 | grep bpf_skel)"
+		return 1
+	fi
+	[ -r /sys/kernel/btf/vmlinux ] || { err "prof=perf: no /sys/kernel/btf/vmlinux: this kernel has no BTF, which --off-cpu's BPF program needs"; return 1; }
+	"$PERF_BPF" record --off-cpu -e dummy -a -o "$W/perf.data" >"$W/perf.out" 2>"$W/perf.err" &
 	PID=$!
-	sleep 3
-	if grep -qi 'off-cpu' "$W/perf.err"; then
-		err "prof=perf: perf $(perf version 2>&1 | sed 's/perf version //') record --off-cpu: $(grep -i 'off-cpu' "$W/perf.err" | head -n 2 | tr '\n' ' ')"
+	# Its program attached (a bpf-prog descriptor) and the events open.
+	if ! wait_until 120 perf_ready "$PID" || dead "$PID"; then
+		err "prof=perf: perf $(perf_bpf_version) record --off-cpu did not start: $(head -c 300 "$W/perf.err" | tr '\n' ' ')"
 		stop "$PID"
 		return 1
 	fi
-	wait_until 60 has_fd "$PID" perf_event ||
-		{ err "prof=perf: perf record --off-cpu did not start: $(head -c 300 "$W/perf.err")"; stop "$PID"; return 1; }
 }
 
 stop_perf() {
 	stop "$PID"
-	# The off-cpu samples (event offcpu-time, period = ns blocked).
-	perf script -i "$W/perf.data" -F comm,event,period,ip,sym 2>/dev/null | awk '
+	cp "$W/perf.err" "$FS_ARTIFACTS/perf-record.err" 2>/dev/null
+	# The offcpu-time samples: a header line (comm, tid, event, period:
+	# the off-CPU ns), then the call chain, leaf first, one frame a line.
+	"$PERF_BPF" script -i "$W/perf.data" -F comm,tid,event,period,ip,sym 2>"$W/perf-script.err" | awk '
 		/^[^ \t]/ { keep = ($0 ~ /offcpu-time/); comm = $1; n = 0; v = 0
 			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) v = $i; next }
 		NF == 0 { if (keep && n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; t[s] += v } keep = 0; next }
 		keep { f[++n] = $2 }
 		END { for (s in t) print s, t[s] }' >"$W/perf.folded"
+	[ -s "$W/perf.folded" ] || err "prof=perf: no offcpu-time samples in perf.data: $(head -c 300 "$W/perf-script.err" | tr '\n' ' ')"
 }
 
 # perf without BPF, as before --off-cpu: every sched_switch with its
@@ -232,7 +263,7 @@ accuracy_run() { # PROF
 		got=0 st=""
 		if [ "$PROF" != none ]; then
 			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
-			[ "$PROF" = flamestat ] && st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")"
+			case $PROF in flamestat*) st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")" ;; esac
 		fi
 		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls tool_ns=$got$st"
 	done
@@ -260,13 +291,19 @@ cost_run() { # PROF REP
 	perf bench sched pipe -l "$OFF_LOOPS" >"$W/pipe.out" 2>&1
 	t1=$(now_ns)
 	c1=$(ctxt)
-	[ "$PROF" != none ] && "stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
-	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS"
+	seen=0
+	if [ "$PROF" != none ]; then
+		rm -f "$W/$PROF.folded"
+		"stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
+		seen=$(awk '{ s = $0; sub(/ [0-9.e+]+$/, "", s); split(s, a, ";")
+			if (a[1] == "sched-pipe") t += $NF } END { printf "%.0f\n", t }' "$W/$PROF.folded" 2>/dev/null)
+	fi
+	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS seen_ns=${seen:-0}"
 }
 
 # ---- main ----
 
-msg "guest $(uname -r), $(nproc) CPU(s), perf $(perf version 2>&1 | sed 's/perf version //'), profilers: $OFF_PROFILERS"
+msg "guest $(uname -r), $(nproc) CPU(s), perf $(perf version 2>&1 | sed 's/perf version //'), BPF perf $(perf_bpf_version), BTF $(test -r /sys/kernel/btf/vmlinux && echo yes || echo no), profilers: $OFF_PROFILERS"
 rmmod flamestat 2>/dev/null
 dd if=/dev/zero of="$DATA" bs=1M count=4 2>/dev/null
 sync
