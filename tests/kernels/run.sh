@@ -17,9 +17,8 @@
 #     --core  only the core guest tests (load, read, chain, ABI, vhost's
 #             and io_uring's workers, hostile stacks, the sample path's
 #             throttling, irq_work kicks, staggered timers, isolated
-#             CPUs and short-lived processes, off-CPU time (the module,
-#             disk waits, unload under a switch storm), fuzz, reload,
-#             hotplug)
+#             CPUs and short-lived processes, off-CPU time (the module
+#             alone), fuzz, reload, hotplug)
 #             instead of every guest test
 #
 # A kernel of the host's own suite is built on the host (its headers
