@@ -7,6 +7,10 @@
  *
  *	u64 fst_clock(void);		a timestamp, any unit
  *	u64 fst_clock_ns(u64 delta);	a difference of two of them, in ns
+ *
+ * fst_arch.h also defines FST_ARCH_KWALK_EXTRA: how many entries beyond its
+ * @max fst_walk_kernel() may use in @frames as scratch (0 where the walk
+ * starts at the interrupted registers).
  */
 #ifndef FLAMESTAT_ARCH_H
 #define FLAMESTAT_ARCH_H

@@ -2,21 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build-time feature tests against the target kernel's headers, so that
 # backported and newer APIs are detected rather than guessed from version
-# numbers. Usage: conftest.sh "<kernel C compiler command>". Prints the
-# -DFST_HAVE_* flags of the features that compile. Used by kmod/Kbuild.
+# numbers. Usage: conftest.sh '<kernel C compiler command>', the command as
+# the shell would run it (its own quoting intact: it is eval'ed). Prints
+# the -DFST_HAVE_* flags of the features that compile, and
+# -DFST_CONFTEST_OK when a trivial file compiles: without it every test
+# would fail alike and silently (a wrong compiler, broken headers), and
+# kmod/Kbuild stops the build instead. Used by kmod/Kbuild.
 cc="$1"
 
-try() {
-	name=$1
-	code=$2
-	if printf '%s\n' "$code" |
-	   $cc -Werror=implicit-function-declaration \
+# compiles: is the C code on stdin accepted?
+compiles() {
+	eval "$cc"' -Werror=implicit-function-declaration \
 	       -Werror=incompatible-pointer-types -Werror=int-conversion \
 	       -Wno-missing-prototypes -Wno-unused-function \
-	       -fsyntax-only -x c - >/dev/null 2>&1; then
-		printf ' -DFST_HAVE_%s' "$name"
+	       -fsyntax-only -x c - >/dev/null 2>&1'
+}
+
+try() {
+	if printf '%s\n' "$2" | compiles; then
+		printf ' -DFST_HAVE_%s' "$1"
 	fi
 }
+
+if printf '%s\n' '#include <linux/module.h>' \
+	'int t(void) { return 0; }' | compiles; then
+	printf ' -DFST_CONFTEST_OK'
+fi
 
 try HRTIMER_SETUP '#include <linux/hrtimer.h>
 static enum hrtimer_restart f(struct hrtimer *t) { return HRTIMER_NORESTART; }

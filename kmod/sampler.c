@@ -165,6 +165,12 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 		key->frames[0] = 0;
 		nk = 1;
 	} else if (want_kernel) {
+		/*
+		 * The scratch key has room for the deepest kernel and user
+		 * stacks; the walk's scratch beyond kernel_depth lies in the
+		 * user part, written after it.
+		 */
+		BUILD_BUG_ON(FST_ARCH_KWALK_EXTRA > FLAMESTAT_MAX_USER_DEPTH);
 		nk = fst_walk_kernel(regs, key->frames, cfg->kernel_depth,
 				     &flags);
 	}

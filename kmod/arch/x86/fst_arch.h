@@ -11,6 +11,9 @@
 #include <linux/sched/clock.h>
 #include <asm/msr.h>
 
+/* The kernel walk starts at the interrupted registers: no extra room. */
+#define FST_ARCH_KWALK_EXTRA	0
+
 /* TSC cycles to ns (<< 24); 0: the TSC is not usable, use sched_clock(). */
 extern u32 fst_tsc_mult;
 

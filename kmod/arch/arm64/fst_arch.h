@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64's inline part of the architecture interface (see kmod/arch.h).
+ *
+ * The cost clock is sched_clock(): on arm64 it is the architected counter,
+ * read and scaled to ns by the generic sched_clock code, which also takes
+ * care of the counter's errata. There is no cheaper raw counter a module
+ * can read safely on every implementation.
+ *
+ * The kernel stack is taken by stack_trace_save() from the timer callback
+ * (kmod/arch/arm64/unwind.c), which records the interrupt path before the
+ * interrupted frames: FST_ARCH_KWALK_EXTRA more entries than the walk's
+ * depth are room for those.
+ */
+#ifndef FLAMESTAT_ARM64_FST_ARCH_H
+#define FLAMESTAT_ARM64_FST_ARCH_H
+
+#include <linux/sched/clock.h>
+
+#define FST_ARCH_KWALK_EXTRA	32
+
+static __always_inline u64 fst_clock(void)
+{
+	return sched_clock();
+}
+
+static __always_inline u64 fst_clock_ns(u64 delta)
+{
+	return delta;
+}
+
+#endif /* FLAMESTAT_ARM64_FST_ARCH_H */
