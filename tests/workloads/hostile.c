@@ -359,7 +359,15 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "misaligned")) {
 		a += 3;
 		memcpy((void *)a, &(struct frame){ 0, R1 }, sizeof(struct frame));
+#if defined(__aarch64__)
+		/*
+		 * AArch64 frame records are 8-byte aligned: the arm64 walk
+		 * ends quietly at one that is not (kmod/arch/arm64/unwind.c).
+		 */
+		expect(1, 0, 0, 0, 0);
+#else
 		expect(2, R1, 0, 0, 0);
+#endif
 	} else if (!strcmp(mode, "zero")) {
 		a = 0;
 		expect(1, 0, 0, 0, 0);
