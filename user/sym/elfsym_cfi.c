@@ -9,6 +9,12 @@
  * frame pointers, or the first and last instructions of a function), so
  * the frame pointer still holds the caller's, and the walk's next frame is
  * the caller's caller.
+ *
+ * On arm64 GCC keeps the CFA on the stack pointer in most functions that do
+ * set up a frame record (stp x29, x30, [sp, #-N]!; mov x29, sp), so there a
+ * function has its frame record where its rules say x29 is saved in its
+ * frame (or the CFA is computed from x29). Off by one instruction: between
+ * the stp and the mov the walk still starts from the caller's record.
  */
 #include "sym/elfsym.h"
 
@@ -26,6 +32,7 @@
 /* DWARF register numbers of the frame pointer. */
 #define X86_64_RBP	6
 #define I386_EBP	5
+#define AARCH64_X29	29
 
 void cfi_source(struct elfsym_file *f, const struct ehandle *h)
 {
@@ -100,12 +107,16 @@ static void cfi_init(struct elfsym_file *f, uint64_t size)
 	if (!f->cfi_elf || !gelf_getehdr(f->cfi_elf, &eh) ||
 	    !cfi_findable(f->cfi_elf, size))
 		return;
+	f->cfi_fp_saved = false;
 	if (eh.e_machine == EM_X86_64) {
 		f->cfi_fp = X86_64_RBP;
 	} else if (eh.e_machine == EM_386) {
 		f->cfi_fp = I386_EBP;
+	} else if (eh.e_machine == EM_AARCH64) {
+		f->cfi_fp = AARCH64_X29;
+		f->cfi_fp_saved = true;
 	} else {
-		return;		/* the module walks x86 stacks only */
+		return;		/* the module walks x86 and arm64 stacks only */
 	}
 	f->cfi = dwarf_getcfi_elf(f->cfi_elf);
 }
@@ -164,7 +175,7 @@ enum elfsym_cfa elfsym_file_cfa(struct elfsym_file *f, uint64_t file_offset)
 {
 	enum elfsym_cfa ret = ELFSYM_CFA_UNKNOWN;
 	Dwarf_Frame *frame = NULL;
-	Dwarf_Op *ops;
+	Dwarf_Op ops_mem[3], *ops;
 	size_t nops;
 	uint64_t vaddr;
 	int reg;
@@ -181,6 +192,11 @@ enum elfsym_cfa elfsym_file_cfa(struct elfsym_file *f, uint64_t file_offset)
 			ret = ELFSYM_CFA_FP;
 		else if (reg >= 0)
 			ret = ELFSYM_CFA_NO_FP;
+		/* Saved: a location (nonzero ops), not same_value or undefined. */
+		if (ret == ELFSYM_CFA_NO_FP && f->cfi_fp_saved &&
+		    !dwarf_frame_register(frame, (int)f->cfi_fp, ops_mem, &ops, &nops) &&
+		    nops)
+			ret = ELFSYM_CFA_FP;
 	}
 	free(frame);
 	return ret;

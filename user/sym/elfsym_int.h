@@ -62,6 +62,7 @@ struct elfsym_file {
 	Elf *cfi_elf;
 	struct Dwarf_CFI_s *cfi;	/* libdw's Dwarf_CFI */
 	unsigned int cfi_fp;		/* DWARF number of the frame pointer */
+	bool cfi_fp_saved;		/* a frame record once fp is saved (arm64) */
 	/* DWARF for inline frames and lines (inline.c), on first use. */
 	struct inline_dwarf *dw;
 	bool dw_tried;
