@@ -87,6 +87,13 @@ struct fst_tp {
 	const char *name;
 	struct tracepoint *tp;
 	unsigned long iter_start, iter_end;
+	/*
+	 * Where the compiler made trace_<name>() a function of its own (debug
+	 * kernels do), its frame lies between the caller and the iterator:
+	 * learned from the first stack (wrap_learned), skipped after that.
+	 */
+	unsigned long wrap_start, wrap_end;
+	bool wrap_learned;
 };
 
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
@@ -162,12 +169,66 @@ static void fst_off_put(struct fst_offcpu *o, struct fst_offslot *slot)
 }
 
 /*
+ * The start and end of the kernel function at @addr, from its name's
+ * offset and size as kallsyms prints them ("name+0x4/0x50", into @sym).
+ * sprint_symbol() only reads kallsyms: safe in any context, as printk's
+ * %pS is. False when @addr is in no known function.
+ */
+static bool fst_func_bounds(unsigned long addr, char *sym,
+			    unsigned long *start, unsigned long *end)
+{
+	unsigned long off, size;
+	const char *p;
+
+	sprint_symbol(sym, addr);
+	p = strrchr(sym, '+');
+	if (!p || sscanf(p, "+%lx/%lx", &off, &size) != 2 || off > addr)
+		return false;
+	*start = addr - off;
+	*end = *start + size;
+	return true;
+}
+
+/* Process context: the end of the kernel function at @addr, or @addr + 1. */
+static unsigned long fst_func_end(unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long start, end;
+
+	return fst_func_bounds(addr, sym, &start, &end) ? end : addr + 1;
+}
+
+/*
+ * Scheduler, once per tracepoint: is @addr, the first frame after ours and
+ * the iterator's, in an out-of-line trace_<name>() (or a clone of it, such
+ * as trace_sched_switch.constprop.0)? Then that function is skipped from
+ * now on. The start is published before the end, and readers load the end
+ * first: a reader sees either no range or the whole one.
+ */
+static noinline void fst_off_learn_wrapper(struct fst_tp *tp,
+					   unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t len = strlen(tp->name);
+	unsigned long start, end;
+
+	if (fst_func_bounds(addr, sym, &start, &end) &&
+	    !strncmp(sym, "trace_", 6) && !strncmp(sym + 6, tp->name, len) &&
+	    (sym[6 + len] == '+' || sym[6 + len] == '.')) {
+		WRITE_ONCE(tp->wrap_start, start);
+		/* Pairs with fst_off_kstack(): the start is seen first. */
+		smp_store_release(&tp->wrap_end, end);
+	}
+	WRITE_ONCE(tp->wrap_learned, true);
+}
+
+/*
  * Scheduler: the current kernel stack, from the frame that called the
  * tracepoint (in __schedule() or try_to_wake_up()), into @frames. Our own
- * frames and the tracepoint iterator's are left out. @tmp: room for @max +
- * FST_OFF_SKIP_MAX frames.
+ * frames, the tracepoint iterator's and an out-of-line trace_<name>()'s
+ * are left out. @tmp: room for @max + FST_OFF_SKIP_MAX frames.
  */
-static unsigned int fst_off_kstack(const struct fst_tp *tp, u64 *frames,
+static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
 				   unsigned int max, u64 *tmp, u32 *flags)
 {
 	unsigned long *buf = (unsigned long *)tmp;
@@ -178,6 +239,13 @@ static unsigned int fst_off_kstack(const struct fst_tp *tp, u64 *frames,
 	while (skip < n && skip < FST_OFF_SKIP_MAX &&
 	       (within_module(buf[skip], THIS_MODULE) ||
 		(buf[skip] >= tp->iter_start && buf[skip] < tp->iter_end)))
+		skip++;
+	if (unlikely(!READ_ONCE(tp->wrap_learned)) && skip < n)
+		fst_off_learn_wrapper(tp, buf[skip]);
+	/* Pairs with fst_off_learn_wrapper(): an end seen, its start too. */
+	if (skip < n && skip < FST_OFF_SKIP_MAX &&
+	    buf[skip] < smp_load_acquire(&tp->wrap_end) &&
+	    buf[skip] >= READ_ONCE(tp->wrap_start))
 		skip++;
 	n -= skip;
 	if (n > max) {
@@ -400,23 +468,6 @@ static void fst_off_wakeup(void *data, struct task_struct *p)
 		break;
 	}
 	raw_spin_unlock(fst_off_lock(o, b));
-}
-
-/*
- * Process context: the end of a kernel function, from its name's size as
- * kallsyms prints it ("name+0x0/0x50"); @addr + 1 when unknown.
- */
-static unsigned long fst_func_end(unsigned long addr)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *p;
-
-	sprint_symbol(buf, addr);
-	p = strrchr(buf, '+');
-	if (!p || sscanf(p, "+%lx/%lx", &off, &size) != 2 || off > addr)
-		return addr + 1;
-	return addr - off + size;
 }
 
 static void fst_find_tp(struct tracepoint *tp, void *priv)

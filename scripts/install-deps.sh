@@ -21,15 +21,22 @@ for pkg in $(sed -e 's/#.*//' $lists); do
 	*) missing="$missing $pkg" ;;
 	esac
 done
-[ -z "$missing" ] && exit 0
-
-echo "flamestat: installing missing packages:$missing"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "flamestat: need root to install them: sudo apt-get install$missing" >&2
-	exit 1
+if [ -n "$missing" ]; then
+	echo "flamestat: installing missing packages:$missing"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "flamestat: need root to install them: sudo apt-get install$missing" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing >/dev/null
+	echo "flamestat: packages installed"
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
-echo "flamestat: packages installed"
+
+# The aarch64 GCC driver, which cannot be installed beside gcc-multilib:
+# unpacked (scripts/cross-gcc.sh), when the lists want the rest of it.
+# shellcheck disable=SC2086 # the lists, one word each
+if sed -e 's/#.*//' $lists | grep -qx 'cpp-12-aarch64-linux-gnu'; then
+	"$here/cross-gcc.sh" --install >/dev/null
+fi

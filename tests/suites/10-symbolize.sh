@@ -4,9 +4,10 @@
 # the host: unit tests, ELF files built here (PIE, non-PIE, shared library,
 # C++, Rust names, stripped binaries with debug files found by
 # .gnu_debuglink and by build-id, a binary replaced by another build, a
-# missing file), golden files for kallsyms and perf maps, and one run of
-# it all under valgrind. Expected offsets come from nm and readelf, not
-# from the code under test. BLESS=1 rewrites the golden files.
+# missing file, PLT stubs), the same for aarch64 files and the frame rules
+# of AArch64, golden files for kallsyms and perf maps, and one run of it
+# all under valgrind. Expected offsets come from nm, readelf and objdump,
+# not from the code under test. BLESS=1 rewrites the golden files.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -257,6 +258,13 @@ if "$UNIT/symunit" --dump-vdso "$TMP/vdso.so" &&
 	q vdso32-from-kernel-build "--local-vdso --vdso-dir $v32" "vdso32 $o32" fxfp_caller
 	q vdso32-other-kernel-build "--local-vdso --vdso-dir $v32bad" "vdso32 $o32" "[vdso]+$o32"
 	q vdso32-not-local "--vdso-dir $v32" "vdso32 $o32" "[vdso]+$o32"
+	# arm64's names (Debian's linux-image-*-arm64-dbg): vdso.so, the
+	# 64-bit one, beside the compat vdso32.so.
+	va=$TMP/vdso-dir-arm64
+	mkdir -p "$va"
+	cp "$TMP/vdso.so" "$va/vdso.so"
+	cp "$OUT/fx_fp_yes32" "$va/vdso32.so"
+	q vdso32-arm64-names "--local-vdso --vdso-dir $va" "vdso32 $o32" fxfp_caller
 else
 	skip vdso-local "no __vdso_clock_gettime in this machine's vDSO"
 fi
@@ -317,6 +325,216 @@ q cfa-replaced-file "$DR" "cfa $R $o_a1 $bid_a1" unknown
 q cfa-debug-file-only "$DR" "cfa /nonexistent/fx_gone $o_a2 $bid_a2" unknown
 }
 
+# --- PLT stubs: "function@plt", where objdump puts its own names ---
+
+# plt_at FILE NAME [OBJDUMP]: the address (hex, no 0x) objdump gives the
+# stub NAME ("abort@plt"); for NAME .plt, the section's (PLT0's).
+plt_at() {
+	if [ "$2" = .plt ]; then
+		readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".plt" { print $3; exit }'
+		return
+	fi
+	"${3:-objdump}" -d -j .plt -j .plt.sec -j .plt.got "$1" 2>/dev/null |
+		awk -v n="<$2>:" '$2 == n { print $1; exit }'
+}
+# plt_insn FILE NAME REGEX OBJDUMP: the address of the first instruction of
+# the stub NAME that matches REGEX.
+plt_insn() {
+	"$4" -d --no-show-raw-insn -j .plt "$1" 2>/dev/null |
+		awk -v n="<$2>:" -v re="$3" '$2 == n { in_stub = 1; next }
+			/^$/ { in_stub = 0 }
+			in_stub && $0 ~ re { a = $1; sub(":", "", a); print a; exit }'
+}
+# plt_off FILE NAME DELTA [OBJDUMP]: the file offset of that address + DELTA.
+plt_off() {
+	local a
+	a=$(plt_at "$1" "$2" "${4:-}")
+	[ -n "$a" ] && vaddr2off "$1" "$(printf '%x' $((16#$a + $3)))"
+}
+
+PI=$OUT/fx_plt_ibt L32=$OUT/libfx32.so
+if readelf -SW "$PI" | grep -q ' \.plt\.sec ' && [ -n "$(plt_at "$PI" abort@plt)" ] &&
+   [ -n "$(plt_at "$L" __cxa_finalize@plt)" ] && readelf -SW "$L" | grep -q ' \.plt\.got '; then
+	pass fixture-plt-layouts
+else
+	fail fixture-plt-layouts "no .plt.sec with abort@plt in fx_plt_ibt, or no .plt.got stub in libfx.so"
+fi
+o_plt0=$(plt_off "$L" .plt 2)
+need plt "$(plt_off "$P" abort@plt 2)" "$(plt_off "$L" fxlib_add@plt 4)" "$o_plt0" \
+	"$(plt_off "$PI" abort@plt 5)" "$(plt_off "$L32" fxlib_add@plt 2)" \
+	"$(plt_off "$C" _ZdlPvm@plt 2)" &&
+{
+q plt-pie "$DR" "user $P $(plt_off "$P" abort@plt 2)" abort@plt
+q plt-lib "$DR" "user $L $(plt_off "$L" fxlib_add@plt 4)" fxlib_add@plt
+q plt-lib-plt-got "$DR" "user $L $(plt_off "$L" __cxa_finalize@plt 2)" __cxa_finalize@plt
+q plt-plt0-unnamed "$DR" "user $L $o_plt0" "libfx.so+$o_plt0"
+q plt-stripped "$DR" "user $LS $(plt_off "$L" fxlib_add@plt 4)" fxlib_add@plt
+q plt-ibt-plt-sec "$DR" "user $PI $(plt_off "$PI" abort@plt 5)" abort@plt
+q plt-i386 "$DR" "user $L32 $(plt_off "$L32" fxlib_add@plt 2)" fxlib_add@plt
+q plt-cxx-demangled "$DR" "user $C $(plt_off "$C" _ZdlPvm@plt 2)" "operator delete@plt"
+q plt-raw "$DR --raw" "user $L $(plt_off "$L" fxlib_add@plt 4)" fxlib_add@plt
+}
+
+# --- aarch64: the files of Debian's aarch64 GCC (build.sh, a64/) ---
+
+A=$OUT/a64
+AOBJDUMP=aarch64-linux-gnu-objdump
+# a64_at FILE FUNC REGEX [N]: the address (hex, no 0x) of FUNC's Nth
+# (default first) instruction that matches REGEX ("mov x29, sp$").
+a64_at() {
+	"$AOBJDUMP" -d --no-show-raw-insn --disassemble="$2" "$1" 2>/dev/null |
+		awk -v re="$3" -v n="${4:-1}" '/^ +[0-9a-f]+:/ {
+			a = $1; sub(":", "", a); $1 = ""
+			if ($0 ~ re && --n == 0) { print a; exit } }'
+}
+# a64_rows FILE SYM: SYM's .eh_frame rows, "LOC CFA X29" (X29: the rule of
+# x29, "u" when the FDE has no column for it).
+a64_rows() {
+	local va
+	va=$(symaddr "$1" "$2")
+	[ -n "$va" ] || return 0
+	readelf -wF "$1" | awk -v pc="$va" '
+		/^Contents of the / { eh = $4 == ".eh_frame"; cur = 0; next }
+		/ FDE / { split($NF, r, /[=.]+/); cur = eh && r[2] == pc; x = 0; next }
+		cur && $1 == "LOC" { for (i = 1; i <= NF; i++) if ($i == "x29") x = i; next }
+		cur && $1 ~ /^[0-9a-f]+$/ && NF > 1 { print $1, $2, x ? $x : "u" }'
+}
+# a64_row FILE SYM HEX: the row in force at HEX.
+a64_row() {
+	local loc rest r=
+	while read -r loc rest; do
+		((16#$loc <= 16#$3)) && r="$loc $rest"
+	done < <(a64_rows "$1" "$2")
+	echo "$r"
+}
+hexadd() { printf '%x' $((16#$1 + $2)); }
+
+if [ -f "$OUT/a64.missing" ]; then
+	fail a64-toolchain "no aarch64 fixtures, $(tr '\n' ' ' < "$OUT/a64.missing")"
+elif ! command -v "$AOBJDUMP" > /dev/null; then
+	fail a64-toolchain "no $AOBJDUMP (binutils-aarch64-linux-gnu, scripts/deps.list)"
+else
+	pass a64-toolchain
+	AP=$A/fx_pie AL=$A/libfx.so ALS=$A/libfx_stripped.so AB=$A/fx_bid AD=$A/fx_dl
+	if [ "$(readelf -h "$AP" | awk '/Machine:/ { print $2 }')" = AArch64 ] &&
+	   [ $((16#$(symaddr "$AP" fx_dies) + $(symsize "$AP" fx_dies))) = $((16#$(symaddr "$AP" fx_after_dies))) ]; then
+		pass fixture-a64-pie
+	else
+		fail fixture-a64-pie "a64/fx_pie is no AArch64 file, or fx_dies does not end where fx_after_dies starts"
+	fi
+	a_leaf=$(off "$AP" fx_leaf 4)
+	need a64-names "$a_leaf" "$(off "$AL" fxlib_add 4)" "$(off "$AB.full" fx_leaf 4)" &&
+	{
+	q a64-pie-leaf "$DR" "user $AP $a_leaf" fx_leaf
+	q a64-pie-local-function "$DR" "user $AP $(off "$AP" fx_static_helper 4)" fx_static_helper
+	q a64-pie-return-address-at-function-end "$DR" "user $AP $(off "$AP" fx_after_dies) ret" fx_dies
+	q a64-pie-main "$DR" "user $AP $(off "$AP" main 8)" main
+	# "$x" and "$d" (AArch64's mapping symbols) name nothing.
+	q a64-pie-asm-notype-extends "$DR" "user $AP $(off "$AP" fx_asm_notype 20)" fx_asm_notype
+	q a64-lib-exported "$DR" "user $AL $(off "$AL" fxlib_add 4)" fxlib_add
+	q a64-lib-static "$DR" "user $AL $(off "$AL" fxlib_static_mul 4)" fxlib_static_mul
+	q a64-lib-hidden "$DR" "user $AL $(off "$AL" fxlib_hidden 4)" fxlib_hidden
+	q a64-lib-stripped-dynsym "$DR" "user $ALS $(off "$AL" fxlib_apply 4)" fxlib_apply
+	q a64-build-id-recorded "$DR" "user $AB $(off "$AB.full" fx_leaf 4) $(build_id "$AB")" fx_leaf
+	q a64-build-id-from-file "$DR" "user $AB $(off "$AB.full" fx_middle 4)" fx_middle
+	q a64-build-id-no-debug-root "--debug-root $TMP/none" "user $AB $(off "$AB.full" fx_leaf 4)" "fx_bid+$(off "$AB.full" fx_leaf 4)"
+	q a64-debuglink "$DR" "user $AD $(off "$AD.full" fx_middle 4)" fx_middle
+	}
+
+	# PLT stubs: 16 bytes after a PLT0 of 32; 24 with pointer
+	# authentication (autia1716) or BTI ("bti c" first, non-PIE).
+	APAC=$A/fx_pie_pac ABTI=$A/fx_nopie_bti
+	a_plt=$(plt_at "$AP" abort@plt "$AOBJDUMP") a_plt0=$(plt_at "$AP" .plt "$AOBJDUMP")
+	a_pac=$(plt_at "$APAC" abort@plt "$AOBJDUMP") a_bti=$(plt_at "$ABTI" abort@plt "$AOBJDUMP")
+	b_bti=$(plt_insn "$ABTI" abort@plt 'bti' "$AOBJDUMP")
+	if [ -n "$a_plt" ] && [ -n "$a_plt0" ] && [ $((16#$a_plt - 16#$a_plt0)) -ge 32 ] &&
+	   readelf -dW "$APAC" | grep -q AARCH64_PAC_PLT &&
+	   [ -n "$a_pac" ] && [ -n "$(plt_insn "$APAC" abort@plt autia1716 "$AOBJDUMP")" ] &&
+	   [ -n "$a_bti" ] && [ -n "$b_bti" ] && [ $((16#$b_bti)) = $((16#$a_bti)) ]; then
+		pass fixture-a64-plt-layouts
+	else
+		fail fixture-a64-plt-layouts "a64 PLT: abort@plt '$a_plt' after PLT0 '$a_plt0', PAC stub '$a_pac', BTI stub '$a_bti' (not starting with bti c?)"
+	fi
+	o_aplt0=$(plt_off "$AP" .plt 4 "$AOBJDUMP")
+	need a64-plt "$(plt_off "$AP" abort@plt 4 "$AOBJDUMP")" "$(plt_off "$AL" fxlib_add@plt 12 "$AOBJDUMP")" \
+		"$o_aplt0" "$(plt_off "$APAC" abort@plt 20 "$AOBJDUMP")" "$(plt_off "$ABTI" abort@plt 0 "$AOBJDUMP")" &&
+	{
+	q a64-plt-pie "$DR" "user $AP $(plt_off "$AP" abort@plt 4 "$AOBJDUMP")" abort@plt
+	q a64-plt-lib "$DR" "user $AL $(plt_off "$AL" fxlib_add@plt 12 "$AOBJDUMP")" fxlib_add@plt
+	q a64-plt-stripped "$DR" "user $ALS $(plt_off "$AL" fxlib_add@plt 12 "$AOBJDUMP")" fxlib_add@plt
+	q a64-plt-plt0-unnamed "$DR" "user $AP $o_aplt0" "fx_pie+$o_aplt0"
+	q a64-plt-pac-24-bytes "$DR" "user $APAC $(plt_off "$APAC" abort@plt 20 "$AOBJDUMP")" abort@plt
+	q a64-plt-bti-first "$DR" "user $ABTI $(plt_off "$ABTI" abort@plt 0 "$AOBJDUMP")" abort@plt
+	}
+
+	# The frame rules of AArch64 (elfsym_cfi_a64.c), at addresses found
+	# in the disassembly, in rows readelf shows as the rule needs them.
+	AY=$A/fx_fp_yes AN=$A/fx_fp_no AF=$A/fx_fp_def A2=$A/fx_fp_o2 AA=$A/fx_fp_pac AC=$A/fx_fp_clang
+	y_stp=$(a64_at "$AY" fxfp_caller 'stp x29, x30')
+	y_set=$(a64_at "$AY" fxfp_caller 'mov x29, sp$')
+	y_ldp=$(a64_at "$AY" fxfp_caller 'ldp x29, x30')
+	y_ret=$(a64_at "$AY" fxfp_caller '^ ret')
+	y_copy=$(a64_at "$AY" fxfp_copy 'mov x29, sp$')
+	b_ldp=$(a64_at "$AY" fxfp_big 'ldp x29, x30')
+	b_bl=$(a64_at "$AY" fxfp_big '^ bl ')
+	y_alloca=$(a64_at "$AY" fxfp_alloca '^ bl ')
+	o_stp=$(a64_at "$A2" fxfp_alloca 'stp x29, x30')
+	o_set=$(a64_at "$A2" fxfp_alloca 'mov x29, sp$')
+	f_caller=$(a64_at "$AF" fxfp_caller '^ bl ') n_caller=$(a64_at "$AN" fxfp_caller '^ bl ')
+	p_caller=$(a64_at "$AA" fxfp_caller '^ bl ') p_first=$(a64_at "$AA" fxfp_caller .)
+	c_caller=$(a64_at "$AC" fxfp_caller '^ bl ') c_ret=$(a64_at "$AC" fxfp_caller '^ ret')
+	# What the rows and the code are: the record stored at the stp,
+	# x29 set one instruction later (-O1); at -O2 an instruction or more
+	# between them, in a row that saves x29 on an sp-based CFA; x29
+	# reloaded before the row that restores it (fxfp_big); no record in
+	# a leaf by default nor in -fomit-frame-pointer code; paciasp first
+	# with pointer authentication; clang's CFA on x29.
+	why=
+	[ -n "$y_stp" ] && [ "$y_set" = "$(hexadd "$y_stp" 4)" ] &&
+		[ "$(a64_rows "$AY" fxfp_caller | awk '$3 != "u" { print $1; exit }' | sed 's/^0*//')" = "$y_set" ] ||
+		why+="fx_fp_yes fxfp_caller: stp '$y_stp', mov x29 '$y_set', rows $(a64_rows "$AY" fxfp_caller | tr '\n' ' '); "
+	[ -n "$o_stp" ] && [ -n "$o_set" ] && [ $((16#$o_set - 16#$o_stp)) -gt 4 ] &&
+		a64_row "$A2" fxfp_alloca "$(hexadd "$o_stp" 4)" | grep -q ' sp+[0-9]* c-' ||
+		why+="fx_fp_o2 fxfp_alloca: stp '$o_stp', mov x29 '$o_set', rows $(a64_rows "$A2" fxfp_alloca | tr '\n' ' '); "
+	[ -n "$b_ldp" ] && a64_row "$AY" fxfp_big "$(hexadd "$b_ldp" 4)" | grep -q ' c-' ||
+		why+="fx_fp_yes fxfp_big: no row saving x29 after its ldp '$b_ldp'; "
+	[ -z "$(a64_rows "$AF" fxfp_copy | awk '$3 != "u"')" ] && [ -n "$(a64_rows "$AF" fxfp_caller | awk '$3 != "u"')" ] &&
+		[ -z "$(a64_rows "$AN" fxfp_caller | awk '$3 != "u"')" ] ||
+		why+="fx_fp_def/fx_fp_no: x29 saved in fxfp_copy or in fx_fp_no's fxfp_caller, or not in fx_fp_def's; "
+	[ "$(a64_at "$AA" fxfp_caller paciasp)" = "$p_first" ] ||
+		why+="fx_fp_pac: fxfp_caller does not start with paciasp; "
+	a64_row "$AC" fxfp_caller "$c_caller" | grep -q ' x29+' ||
+		why+="fx_fp_clang: CFA not on x29 at '$c_caller'; "
+	if [ -z "$why" ]; then
+		pass fixture-a64-frame-rules
+	else
+		fail fixture-a64-frame-rules "$why"
+	fi
+	need cfa-a64 "$y_set" "$y_ldp" "$y_ret" "$y_copy" "$b_ldp" "$b_bl" "$y_alloca" "$o_stp" "$o_set" \
+		"$f_caller" "$n_caller" "$p_caller" "$c_caller" "$c_ret" &&
+	{
+	q cfa-a64-entry "$DR" "cfa $AY $(off "$AY" fxfp_caller)" no-fp
+	q cfa-a64-record-stored-x29-not-set "$DR" "cfa $AY $(vaoff "$AY" "$y_set")" no-fp
+	q cfa-a64-body "$DR" "cfa $AY $(vaoff "$AY" "$(hexadd "$y_set" 4)")" fp
+	q cfa-a64-epilogue-reload "$DR" "cfa $AY $(vaoff "$AY" "$y_ldp")" fp
+	q cfa-a64-ret "$DR" "cfa $AY $(vaoff "$AY" "$y_ret")" no-fp
+	q cfa-a64-leaf-with-record "$DR" "cfa $AY $(vaoff "$AY" "$(hexadd "$y_copy" 4)")" fp
+	q cfa-a64-big-body "$DR" "cfa $AY $(vaoff "$AY" "$b_bl")" fp
+	q cfa-a64-big-reloaded-before-cfi "$DR" "cfa $AY $(vaoff "$AY" "$(hexadd "$b_ldp" 4)")" no-fp
+	q cfa-a64-alloca-cfa-on-x29 "$DR" "cfa $AY $(vaoff "$AY" "$y_alloca")" fp
+	q cfa-a64-o2-scheduled-before-set "$DR" "cfa $A2 $(vaoff "$A2" "$(hexadd "$o_stp" 4)")" no-fp
+	q cfa-a64-o2-after-set "$DR" "cfa $A2 $(vaoff "$A2" "$(hexadd "$o_set" 4)")" fp
+	q cfa-a64-default-leaf "$DR" "cfa $AF $(off "$AF" fxfp_copy 8)" no-fp
+	q cfa-a64-default-caller "$DR" "cfa $AF $(vaoff "$AF" "$f_caller")" fp
+	q cfa-a64-no-fp-body "$DR" "cfa $AN $(vaoff "$AN" "$n_caller")" no-fp
+	q cfa-a64-pac-entry "$DR" "cfa $AA $(off "$AA" fxfp_caller)" no-fp
+	q cfa-a64-pac-body "$DR" "cfa $AA $(vaoff "$AA" "$p_caller")" fp
+	q cfa-a64-clang-body "$DR" "cfa $AC $(vaoff "$AC" "$c_caller")" fp
+	q cfa-a64-clang-ret-after-reload "$DR" "cfa $AC $(vaoff "$AC" "$c_ret")" no-fp
+	q cfa-a64-stripped "$DR" "cfa $A/fx_fp_yes_stripped $(vaoff "$AY" "$(hexadd "$y_set" 4)")" fp
+	}
+fi
+
 # Run each group of queries with the same options through one symtest.
 declare -A seen
 for i in "${!QN[@]}"; do
@@ -368,12 +586,12 @@ done
 "$UNIT/symtest" $DR < "$TMP/q" > "$TMP/dump" 2>&1
 check dump-replaced-file grep -q "^$R \[$bid_a1\]: file replaced since recording" "$TMP/dump"
 check dump-layout-guessed grep -q "^$R \[$bid_a2\]: .* symbols from .*\.build-id/.*(layout guessed)" "$TMP/dump"
-check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols from $LS\$" "$TMP/dump"
+check dump-dynsym-only grep -q "^$LS \[-\]: 2 symbols and 2 PLT stubs from $LS\$" "$TMP/dump"
 # shellcheck disable=SC2086
 printf 'user %s %s %s\ndump\n' "$NB" "$o_nba" "$nb_a" |
 	"$UNIT/symtest" $DR > "$TMP/dump-nbid" 2>&1
 printf 'user %s %s\ndump\n' "$M" "$o_mstatic" | "$UNIT/symtest" $DR > "$TMP/dump-mini" 2>&1
-check dump-minidebuginfo grep -q "^$M \[-\]: [0-9]* symbols from $M \[.gnu_debugdata\]\$" "$TMP/dump-mini"
+check dump-minidebuginfo grep -q "^$M \[-\]: [0-9]* symbols and [0-9]* PLT stubs from $M \[.gnu_debugdata\]\$" "$TMP/dump-mini"
 check dump-rebuilt-nobid grep -q "^$NB \[-\]: file replaced since recording (another inode at the path, no build-id to compare), not used\$" "$TMP/dump-nbid"
 
 # perf maps are read as perf reads them: regular files owned by the reader

@@ -391,7 +391,11 @@ void elfsym_cache_dump(const struct elfsym_cache *c, FILE *out)
 
 		hex_build_id(f->build_id, f->build_id_len, hex);
 		fprintf(out, "%s [%s]: ", f->path, f->build_id_len ? hex : "-");
-		if (f->status == ELFSYM_OK)
+		if (f->status == ELFSYM_OK && f->nr_plt)
+			fprintf(out, "%zu symbols and %zu PLT stubs from %s%s\n",
+				f->nr_syms - f->nr_plt, f->nr_plt, f->symsrc,
+				f->layout_guessed ? " (layout guessed)" : "");
+		else if (f->status == ELFSYM_OK)
 			fprintf(out, "%zu symbols from %s%s\n", f->nr_syms,
 				f->symsrc, f->layout_guessed ?
 				" (layout guessed)" : "");

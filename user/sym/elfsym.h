@@ -87,9 +87,14 @@
  * (%rbp, %ebp). Elsewhere (from %rsp: code built without frame pointers,
  * or the first and last instructions of any function) the frame pointer
  * still holds the caller's frame, and the walk's next frame is the caller's
- * caller. A file without .eh_frame, an address without an FDE, an entry
- * whose symbols came from a debug file alone (no binary) or a file
- * replaced since: unknown.
+ * caller. AArch64: where x29 points at the frame record the rules save
+ * (elfsym_cfi_a64.c, which reads the code to tell). A file without
+ * .eh_frame (AArch32's have .ARM.exidx instead), an address without an
+ * FDE, an entry whose symbols came from a debug file alone (no binary) or
+ * a file replaced since: unknown.
+ *
+ * PLT stubs have no symbol: they are named "function@plt" after the GOT
+ * slot they jump through (elfsym_plt.c), from the binary itself.
  *
  * Lifetime. Names returned are owned by the cache and stay valid until
  * elfsym_cache_free(). Not thread-safe.
@@ -208,7 +213,8 @@ void elfsym_cache_stats(const struct elfsym_cache *cache,
 
 /*
  * One line per file, sorted by path, for verbose output: path, build-id,
- * status, number of symbols and the file they came from.
+ * status, number of symbols (and of PLT stubs named) and the file they
+ * came from.
  */
 void elfsym_cache_dump(const struct elfsym_cache *cache, FILE *out);
 

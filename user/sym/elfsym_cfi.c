@@ -8,31 +8,47 @@
  * register): no frame record of its own yet or at all (code built without
  * frame pointers, or the first and last instructions of a function), so
  * the frame pointer still holds the caller's, and the walk's next frame is
- * the caller's caller.
- *
- * On arm64 GCC keeps the CFA on the stack pointer in most functions that do
- * set up a frame record (stp x29, x30, [sp, #-N]!; mov x29, sp), so there a
- * function has its frame record where its rules say x29 is saved in its
- * frame (or the CFA is computed from x29). Off by one instruction: between
- * the stp and the mov the walk still starts from the caller's record.
+ * the caller's caller. AArch64 needs more than the CFA: elfsym_cfi_a64.c.
+ * AArch32 (EM_ARM) has no rule: its unwind tables are .ARM.exidx, not
+ * .eh_frame, and its frame pointer depends on the instruction set (r11 in
+ * the APCS frames the module walks, r7 in Thumb code, which Debian's armhf
+ * is).
  */
 #include "sym/elfsym.h"
 
 #include "lib/util.h"
 #include "sym/elfsym_int.h"
+#include "sym/fsprobe.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* DWARF register numbers of the frame pointer. */
 #define X86_64_RBP	6
 #define I386_EBP	5
-#define AARCH64_X29	29
+#define A64_X29		29
+#define A64_SP		31
+
+/*
+ * Code read for the AArch64 rule, in pages of the file (direct-mapped,
+ * each allocated on first use): the leaves of a profile fall on few pages
+ * of each object.
+ */
+#define CODE_PAGE	4096U
+#define CODE_PAGES	64U
+
+struct code_cache {
+	uint64_t off[CODE_PAGES];	/* file offset of the page held */
+	bool valid[CODE_PAGES];
+	unsigned char *page[CODE_PAGES];
+};
 
 void cfi_source(struct elfsym_file *f, const struct ehandle *h)
 {
@@ -44,6 +60,7 @@ void cfi_source(struct elfsym_file *f, const struct ehandle *h)
 
 void cfi_free(struct elfsym_file *f)
 {
+	code_free(f);
 	if (f->cfi)
 		dwarf_cfi_end(f->cfi);
 	if (f->cfi_elf)
@@ -53,7 +70,102 @@ void cfi_free(struct elfsym_file *f)
 	f->cfi = NULL;
 	f->cfi_elf = NULL;
 	f->cfi_image = NULL;
+	f->cfi_image_size = 0;
 	f->cfi_path = NULL;
+}
+
+void code_free(struct elfsym_file *f)
+{
+	if (f->code)
+		for (size_t i = 0; i < CODE_PAGES; i++)
+			free(f->code->page[i]);
+	free(f->code);
+	f->code = NULL;
+}
+
+/* The file offset of @vaddr (by the segments), if @len bytes are there. */
+static bool code_offset(const struct elfsym_file *f, uint64_t vaddr,
+			size_t len, uint64_t *off)
+{
+	for (size_t i = 0; i < f->nr_segs; i++) {
+		const struct seg *s = &f->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->end - s->off &&
+		    len <= s->end - s->off - (vaddr - s->vaddr)) {
+			*off = vaddr - s->vaddr + s->off;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The page of the file at @off (a multiple of CODE_PAGE), cached. */
+static const unsigned char *code_page(struct elfsym_file *f, uint64_t off)
+{
+	struct code_cache *c = f->code;
+	size_t slot = (size_t)(off / CODE_PAGE) % CODE_PAGES;
+	unsigned char *page;
+	ssize_t got = -1;
+	struct stat st;
+	int fd;
+
+	if (!c)
+		c = f->code = xcalloc(1, sizeof(*c));
+	if (!c->page[slot])
+		c->page[slot] = xmalloc(CODE_PAGE);
+	page = c->page[slot];
+	if (c->valid[slot] && c->off[slot] == off)
+		return page;
+	c->valid[slot] = false;
+	memset(page, 0, CODE_PAGE);
+	if (f->cfi_image) {
+		if (off >= f->cfi_image_size)
+			return NULL;
+		got = (ssize_t)(f->cfi_image_size - off < CODE_PAGE ?
+				f->cfi_image_size - off : CODE_PAGE);
+		memcpy(page, (char *)f->cfi_image + off, (size_t)got);
+	} else if (f->cfi_path && fsprobe_answers(f->cfi_path)) {
+		/*
+		 * The file the frame rules came from, or nothing; as
+		 * eh_open() opens it, without parsing it again.
+		 */
+		fd = open(f->cfi_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+			    st.st_dev == f->cfi_dev && st.st_ino == f->cfi_ino)
+				got = pread(fd, page, CODE_PAGE, (off_t)off);
+			close(fd);
+		}
+	}
+	if (got <= 0)
+		return NULL;
+	c->off[slot] = off;
+	c->valid[slot] = true;
+	return page;
+}
+
+bool cfi_code(struct elfsym_file *f, uint64_t vaddr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+	uint64_t off;
+
+	if (!code_offset(f, vaddr, len, &off))
+		return false;
+	while (len) {
+		uint64_t base = off - off % CODE_PAGE;
+		size_t in = CODE_PAGE - (size_t)(off - base);
+		const unsigned char *p = code_page(f, base);
+
+		if (!p)
+			return false;
+		if (in > len)
+			in = len;
+		memcpy(out, p + (off - base), in);
+		out += in;
+		off += in;
+		len -= in;
+	}
+	return true;
 }
 
 /*
@@ -107,17 +219,16 @@ static void cfi_init(struct elfsym_file *f, uint64_t size)
 	if (!f->cfi_elf || !gelf_getehdr(f->cfi_elf, &eh) ||
 	    !cfi_findable(f->cfi_elf, size))
 		return;
-	f->cfi_fp_saved = false;
 	if (eh.e_machine == EM_X86_64) {
 		f->cfi_fp = X86_64_RBP;
 	} else if (eh.e_machine == EM_386) {
 		f->cfi_fp = I386_EBP;
 	} else if (eh.e_machine == EM_AARCH64) {
-		f->cfi_fp = AARCH64_X29;
-		f->cfi_fp_saved = true;
+		f->cfi_fp = A64_X29;
 	} else {
-		return;		/* the module walks x86 and arm64 stacks only */
+		return;		/* EM_ARM among them: see the top */
 	}
+	f->cfi_machine = eh.e_machine;
 	f->cfi = dwarf_getcfi_elf(f->cfi_elf);
 }
 
@@ -155,6 +266,7 @@ void cfi_image(struct elfsym_file *f, void *copy, size_t size)
 {
 	f->cfi_tried = true;
 	f->cfi_image = copy;
+	f->cfi_image_size = size;
 	f->cfi_elf = elf_memory(copy, size);
 	cfi_init(f, size);
 }
@@ -175,7 +287,7 @@ enum elfsym_cfa elfsym_file_cfa(struct elfsym_file *f, uint64_t file_offset)
 {
 	enum elfsym_cfa ret = ELFSYM_CFA_UNKNOWN;
 	Dwarf_Frame *frame = NULL;
-	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Op *ops;
 	size_t nops;
 	uint64_t vaddr;
 	int reg;
@@ -188,15 +300,13 @@ enum elfsym_cfa elfsym_file_cfa(struct elfsym_file *f, uint64_t file_offset)
 		return ELFSYM_CFA_UNKNOWN;
 	if (!dwarf_frame_cfa(frame, &ops, &nops)) {
 		reg = cfa_register(ops, nops);
-		if (reg == (int)f->cfi_fp)
+		if (f->cfi_machine == EM_AARCH64 &&
+		    (reg == A64_X29 || reg == A64_SP))
+			ret = a64_frame_record(f, frame, vaddr, reg == A64_X29);
+		else if (reg == (int)f->cfi_fp)
 			ret = ELFSYM_CFA_FP;
 		else if (reg >= 0)
 			ret = ELFSYM_CFA_NO_FP;
-		/* Saved: a location (nonzero ops), not same_value or undefined. */
-		if (ret == ELFSYM_CFA_NO_FP && f->cfi_fp_saved &&
-		    !dwarf_frame_register(frame, (int)f->cfi_fp, ops_mem, &ops, &nops) &&
-		    nops)
-			ret = ELFSYM_CFA_FP;
 	}
 	free(frame);
 	return ret;

@@ -51,6 +51,7 @@ struct elfsym_file {
 	uint64_t *addrs;		/* syms[i].addr, searched alone */
 	struct sym *syms;
 	size_t nr_syms;
+	size_t nr_plt;			/* of which PLT stubs */
 	char *names;			/* NUL-terminated names */
 	char **demangled;		/* per symbol, filled on first use */
 	/* Frame rules (.eh_frame), read on the first elfsym_file_cfa(). */
@@ -59,10 +60,12 @@ struct elfsym_file {
 	ino_t cfi_ino;
 	bool cfi_tried;
 	void *cfi_image;		/* an image's copy (the vDSO) */
+	size_t cfi_image_size;
 	Elf *cfi_elf;
 	struct Dwarf_CFI_s *cfi;	/* libdw's Dwarf_CFI */
 	unsigned int cfi_fp;		/* DWARF number of the frame pointer */
-	bool cfi_fp_saved;		/* a frame record once fp is saved (arm64) */
+	unsigned int cfi_machine;	/* e_machine of the file */
+	struct code_cache *code;	/* its code, read on demand (AArch64) */
 	/* DWARF for inline frames and lines (inline.c), on first use. */
 	struct inline_dwarf *dw;
 	bool dw_tried;
@@ -129,6 +132,33 @@ bool elfsym_offset_to_vaddr(const struct elfsym_file *f, uint64_t off,
 void cfi_source(struct elfsym_file *f, const struct ehandle *h);
 void cfi_image(struct elfsym_file *f, void *copy, size_t size);
 void cfi_free(struct elfsym_file *f);
+
+/*
+ * elfsym_cfi_a64.c: on AArch64, whether x29 points at the frame record of
+ * the code at @vaddr, whose row is @frame and whose CFA is computed from
+ * sp or (@cfa_on_fp) from x29: the code around @vaddr is read (cfi_code())
+ * to tell.
+ */
+struct Dwarf_Frame_s;
+enum elfsym_cfa a64_frame_record(struct elfsym_file *f,
+				 struct Dwarf_Frame_s *frame, uint64_t vaddr,
+				 bool cfa_on_fp);
+/*
+ * @len bytes of the file's code at @vaddr, from the file the frame rules
+ * came from (opened again, the same inode) or the image; false if they
+ * cannot be read. Cached per file in pages; code_free() drops them.
+ */
+bool cfi_code(struct elfsym_file *f, uint64_t vaddr, void *buf, size_t len);
+void code_free(struct elfsym_file *f);
+
+/*
+ * elfsym_plt.c: the PLT stubs of @elf (x86-64, i386, AArch64), each given
+ * to @add with its address, size and the name of the function it jumps to
+ * (the caller adds "@plt"; the name lives as long as @elf).
+ */
+typedef void plt_add_fn(void *arg, uint64_t addr, uint64_t size,
+			const char *name);
+void plt_stubs(Elf *elf, plt_add_fn *add, void *arg);
 
 /* elfsym_symtab.c: an entry's symbols and segments. */
 void load_symbols(struct elfsym_file *f, struct ehandle *bin,

@@ -6,6 +6,7 @@
 #include "sym/demangle.h"
 #include "sym/elfsym_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* How far a lookup walks back over symbols that end before the address. */
@@ -64,8 +65,23 @@ static const char *sym_name(struct elfsym_file *f, const struct sym *s)
 	if (!f->demangled)
 		f->demangled = xcalloc(f->nr_syms, sizeof(*f->demangled));
 	if (!f->demangled[i]) {
-		char *d = demangle(raw);
+		size_t len = strlen(raw);
+		char *d;
 
+		if (len > 4 && !strcmp(raw + len - 4, "@plt")) {
+			/* A PLT stub: the function's name, demangled. */
+			char *fn = xstrndup(raw, len - 4);
+
+			d = demangle(fn);
+			free(fn);
+			if (d) {
+				fn = xasprintf("%s@plt", d);
+				free(d);
+				d = fn;
+			}
+		} else {
+			d = demangle(raw);
+		}
 		f->demangled[i] = d ? d : raw;
 	}
 	return f->demangled[i];

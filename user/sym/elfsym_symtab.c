@@ -20,6 +20,7 @@ struct cand {
 	uint8_t is_func;
 	uint8_t bind_rank;		/* 2 global, 1 weak, 0 local */
 	uint8_t underscores;
+	uint8_t is_plt;			/* a PLT stub, "name@plt" */
 };
 
 struct range {
@@ -82,8 +83,32 @@ static void add_cand(struct loader *ld, const GElf_Sym *s, const char *name)
 		c->bind_rank = 0;
 	}
 	c->underscores = u;
+	c->is_plt = 0;
 	sb_add(&ld->pool, name, len);
 	sb_add(&ld->pool, "", 1);
+}
+
+/* A PLT stub (plt_stubs()): named "function@plt", its size known. */
+static void add_plt(void *arg, uint64_t addr, uint64_t size, const char *name)
+{
+	struct loader *ld = arg;
+	size_t len = strcspn(name, "@");
+	struct cand *c;
+
+	if (!len || len > 4096 || ld->pool.len + len + 5 > UINT32_MAX)
+		return;
+	if (ld->nr_cands == ld->cap_cands) {
+		ld->cap_cands = ld->cap_cands ? ld->cap_cands * 2 : 1024;
+		ld->cands = xreallocarray(ld->cands, ld->cap_cands,
+					  sizeof(*ld->cands));
+	}
+	c = &ld->cands[ld->nr_cands++];
+	*c = (struct cand){
+		.addr = addr, .size = size, .name = (uint32_t)ld->pool.len,
+		.name_len = (uint32_t)len + 4, .is_func = 1, .is_plt = 1,
+	};
+	sb_add(&ld->pool, name, len);
+	sb_add(&ld->pool, "@plt", 5);
 }
 
 /*
@@ -243,6 +268,7 @@ static void finish_syms(struct elfsym_file *f, struct loader *ld)
 			.addr = c->addr, .end = end, .cover_end = cover,
 			.name = c->name,
 		};
+		f->nr_plt += c->is_plt;
 	}
 	f->nr_syms = n;
 	/* A dense array of addresses keeps the binary search in cache. */
@@ -262,8 +288,11 @@ void load_symbols(struct elfsym_file *f, struct ehandle *bin,
 
 	if (dbg->elf)
 		collect(&ld, dbg->elf);
-	if (bin->elf)
+	if (bin->elf) {
 		collect(&ld, bin->elf);
+		/* A debug file's .plt has no contents (NOBITS). */
+		plt_stubs(bin->elf, add_plt, &ld);
+	}
 	finish_syms(f, &ld);
 	free(ld.cands);
 	free(ld.exec);

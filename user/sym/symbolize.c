@@ -671,17 +671,24 @@ static size_t local_vdso_build_id(unsigned char *bid, size_t max)
 }
 
 /*
- * The running kernel's 32-bit vDSO from DIR/vdso32.so, if DIR/vdso64.so
- * is the build of our own vDSO (so DIR is the running kernel's).
+ * The running kernel's 32-bit vDSO from DIR/vdso32.so, if DIR's 64-bit
+ * vDSO is the build of our own (so DIR is the running kernel's): x86's
+ * vdso64.so or arm64's vdso.so.
  */
 static struct elfsym_file *vdso32_in(struct symbolizer *s, const char *dir,
 				     const unsigned char *bid, size_t len)
 {
-	struct elfsym_file *f;
-	char *p = xasprintf("%s/vdso64.so", dir);
+	static const char *const names[] = { "vdso64.so", "vdso.so" };
+	struct elfsym_file *f = NULL;
+	char *p;
 
-	f = elfsym_open(s->elf, p, bid, len);
-	free(p);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		p = xasprintf("%s/%s", dir, names[i]);
+		f = elfsym_open(s->elf, p, bid, len);
+		free(p);
+		if (elfsym_file_status(f) == ELFSYM_OK)
+			break;
+	}
 	if (elfsym_file_status(f) != ELFSYM_OK)
 		return NULL;
 	p = xasprintf("%s/vdso32.so", dir);

@@ -170,7 +170,9 @@ const char *symbolize_vdso(struct symbolizer *s, uint64_t offset,
  * from the running kernel's vdso32.so where its build is shipped
  * (/lib/modules/RELEASE/vdso/, or under the debug root, as Fedora's and
  * Debian's -dbg packages have it) and proven to be the running kernel's:
- * the vdso64.so beside it has our vDSO's build-id. Else [vdso]+0xOFFSET.
+ * the 64-bit vDSO beside it has our vDSO's build-id (x86's vdso64.so,
+ * arm64's vdso.so, whose compat vDSO for AArch32 tasks is vdso32.so as
+ * well). Else [vdso]+0xOFFSET.
  */
 const char *symbolize_vdso32(struct symbolizer *s, uint64_t offset,
 			     bool is_return_addr);
