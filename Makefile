@@ -40,7 +40,7 @@ W ?= 1
 
 .PHONY: all module tool install install-module install-tool install-udev check demo bench \
 	bench-overhead bench-offcpu torture check-deb deb deps clean help debug-kernel \
-	check-debug torture-debug check-fresh check-kernels
+	check-debug torture-debug check-fresh check-kernels check-arm64
 
 all: module tool
 
@@ -157,6 +157,16 @@ check-kernels: deps
 	$(MAKE) all
 	tests/kernels/run.sh $(KERNELS)
 
+# The guest tests on an arm64 guest (tests/arm64/run.sh; root): installs
+# qemu-system-aarch64, makes a cross-build chroot with the arm64 kernel's
+# headers and libraries, builds the module (W=1), the tool and the
+# workloads for arm64 and boots Debian's arm64 kernel under TCG. Cached in
+# /var/tmp/flamestat-cache/arm64. ARM64_SUITE=sid: sid's newest kernel;
+# ARM64_TESTS="10-load 20-chain" picks some tests.
+ARM64_SUITE ?= bookworm
+check-arm64:
+	tests/arm64/run.sh --suite $(ARM64_SUITE) $(ARM64_TESTS)
+
 # The README's first command on a fresh Debian 12 machine: `make demo` in a
 # minimal debootstrap chroot (git and make only) with a clone of HEAD; it
 # must leave the SVG. The chroot base is cached in /var/tmp/flamestat-cache.
@@ -187,3 +197,4 @@ help:
 	@echo "make check-deb    install the packages in Debian 11, 12 and unstable guests and test them"
 	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"
 	@echo "make check-kernels  every guest test on Debian's 5.10, 6.1, 6.12 and 7.x kernels (+ PREEMPT_RT)"
+	@echo "make check-arm64  every guest test on an arm64 guest (Debian's arm64 kernel under QEMU TCG)"

@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages listed in scripts/deps.list (and any list files
 # given as arguments) that are not installed yet. Needs root only when
-# something is missing; prints what it installs.
+# something is missing; prints what it installs. --only LIST...: the
+# packages of those lists alone (tests/arm64/setup.sh).
 set -eu
 here=$(dirname "$0")
-lists="$here/deps.list $*"
+if [ "${1:-}" = --only ]; then
+	shift
+	lists="$*"
+else
+	lists="$here/deps.list $*"
+fi
 
 missing=
 for pkg in $(sed -e 's/#.*//' $lists); do

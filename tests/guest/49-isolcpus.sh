@@ -19,8 +19,12 @@ log "isolated: '$(cat "$SYS/isolated")', nohz_full: '$(cat "$SYS/nohz_full" 2>/d
 [ "$(cat "$SYS/isolated")" = 1 ] || die "CPU 1 is not isolated (isolcpus=1 on the command line)"
 command -v taskset >/dev/null || die "no taskset in the guest"
 
-# irqs NAME CPU: that CPU's count on the /proc/interrupts line NAME.
-irqs() { awk -v n="$1:" -v c="$2" '$1 == n {print $(c + 2)}' /proc/interrupts; }
+# irqs NAME CPU: that CPU's count on the /proc/interrupts line NAME (LOC,
+# the local timer's interrupts, is the arch_timer line on arm64).
+irqs() {
+	awk -v n="$1:" -v c="$2" '$1 == n || (n == "LOC:" && $NF == "arch_timer") {print $(c + 2)}' \
+		/proc/interrupts
+}
 
 # spin CPU: a busy loop pinned to CPU, in the background, one process
 # that forks nothing (so nohz_full can stop the tick under it); unspin

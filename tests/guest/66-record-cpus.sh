@@ -20,8 +20,12 @@ command -v taskset >/dev/null || die "no taskset in the guest"
 # The tool loads the module itself (autostart=0).
 fs_loaded && rmmod flamestat
 
-# irqs NAME CPU: that CPU's count on the /proc/interrupts line NAME.
-irqs() { awk -v n="$1:" -v c="$2" '$1 == n {print $(c + 2)}' /proc/interrupts; }
+# irqs NAME CPU: that CPU's count on the /proc/interrupts line NAME (LOC,
+# the local timer's interrupts, is the arch_timer line on arm64).
+irqs() {
+	awk -v n="$1:" -v c="$2" '$1 == n || (n == "LOC:" && $NF == "arch_timer") {print $(c + 2)}' \
+		/proc/interrupts
+}
 
 # timers: "N0 N1", the flamestat sampling timers queued on CPU 0 and 1,
 # each counted once by its address: /proc/timer_list drops the base's lock

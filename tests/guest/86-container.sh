@@ -21,15 +21,21 @@ fs_load
 
 # The container: its own mount namespace, a tmpfs root with the program,
 # its loader and its libc, chrooted into. Nothing of it is visible here.
+case $(uname -m) in
+aarch64) libs="/lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6" ;;
+*) libs="/lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6" ;;
+esac
 # shellcheck disable=SC2016 # expanded by the inner shell
 unshare -m sh -c '
 	set -e
 	mount -t tmpfs ctr "$1"
-	mkdir -p "$1/bin" "$1/lib64" "$1/lib/x86_64-linux-gnu"
+	mkdir -p "$1/bin"
 	cp "$2" "$1/bin/ctrprog"
-	cp /lib64/ld-linux-x86-64.so.2 "$1/lib64/"
-	cp /lib/x86_64-linux-gnu/libc.so.6 "$1/lib/x86_64-linux-gnu/"
-	exec chroot "$1" /bin/ctrprog "$3"' ctr "$C" "$FS_WL/chain" "$SECS" &
+	for f in $4; do
+		mkdir -p "$1${f%/*}"
+		cp "$f" "$1$f"
+	done
+	exec chroot "$1" /bin/ctrprog "$3"' ctr "$C" "$FS_WL/chain" "$SECS" "$libs" &
 pid=$!
 sleep 1
 [ -e "$C/bin/ctrprog" ] && not_ok "the container's tmpfs is visible outside it"

@@ -69,3 +69,43 @@ suite_chroot() {
 	fi
 	echo "$dir/tree"
 }
+
+# suite_fetch_image TREE KREL DIR [ARCH]: the kernel and its modules,
+# unpacked into DIR (nothing installed), downloaded by the apt of TREE (/:
+# the host's); ARCH: a foreign architecture of TREE (arm64) to take them
+# from. Signed kernels of newer suites keep the vmlinuz in
+# linux-binary-KREL and the modules in linux-modules-KREL, and
+# linux-image-KREL only depends on them. DIR/.fetched marks a complete one.
+suite_fetch_image() {
+	local tree=$1 krel=$2 img=$3 arch=${4:-} dl pkg deb
+	dl=$(dirname "$img")/.download
+	rm -rf "$img" "$dl"
+	mkdir -p "$dl"
+	for pkg in "linux-image-$krel" "linux-binary-$krel" "linux-modules-$krel"; do
+		pkg=$pkg${arch:+:$arch}
+		in_tree "$tree" apt-cache show "$pkg" >/dev/null 2>&1 || continue
+		if [ "$tree" = / ]; then
+			(cd "$dl" && apt-get -o APT::Sandbox::User=root download -q "$pkg") || return 1
+		else
+			rm -rf "$tree/root/dl"
+			mkdir -p "$tree/root/dl"
+			in_tree "$tree" sh -ec "cd /root/dl && apt-get -o APT::Sandbox::User=root download -q $pkg" ||
+				return 1
+			mv "$tree"/root/dl/*.deb "$dl/"
+			rm -rf "$tree/root/dl"
+		fi
+	done
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$img" || return 1
+	done
+	rm -rf "$dl"
+	# Merged-/usr packages (sid) put the kernel at
+	# usr/lib/modules/KREL/vmlinuz and the modules beside it.
+	if [ ! -e "$img/boot/vmlinuz-$krel" ] && [ -f "$img/usr/lib/modules/$krel/vmlinuz" ]; then
+		mkdir -p "$img/boot" "$img/lib/modules"
+		ln -s "../usr/lib/modules/$krel/vmlinuz" "$img/boot/vmlinuz-$krel"
+		ln -s "../../usr/lib/modules/$krel" "$img/lib/modules/$krel"
+	fi
+	[ -f "$img/boot/vmlinuz-$krel" ] || { echo "no boot/vmlinuz-$krel in the packages"; return 1; }
+	touch "$img/.fetched"
+}

@@ -8,7 +8,8 @@
 source "$(dirname "$0")/../lib/common.sh"
 
 if command -v shellcheck >/dev/null; then
-	check guest/shellcheck-host shellcheck -x "$TOP"/tests/vm/*.sh "$TOP"/tests/suites/50-guest.sh
+	check guest/shellcheck-host shellcheck -x "$TOP"/tests/vm/*.sh "$TOP"/tests/suites/50-guest.sh \
+		"$TOP"/tests/arm64/*.sh
 	check guest/shellcheck-guest shellcheck -s sh -x "$TOP"/tests/vm/guest-init.sh \
 		"$TOP"/tests/vm/demo-guest.sh "$TOP"/tests/vm/selftest/*.sh "$TOP"/tests/guest/*.sh
 else

@@ -26,6 +26,10 @@
 #                        more, said on stderr, the first boot's console.log
 #                        and registers.txt kept in OUTDIR/hung-boot/)
 #
+# With FLAMESTAT_ARCH=arm64 (tests/vm/lib.sh) it boots qemu-system-aarch64's
+# virt board instead (TCG, -cpu max), whose one serial port (ttyAMA0) is
+# the console and a virtio console (hvc0) the report channel.
+#
 # OUTDIR gets console.log (ttyS0: the kernel console, boot messages
 # included), channel.log (ttyS1: the report of guest-init.sh), artifacts/
 # (what the tests saved), status: "done", "timeout WHERE" or "died WHERE",
@@ -56,12 +60,13 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--shell) shell=1 ;;
 	--no-retry) retry=0 ;;
-	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
 if [ -n "$rootfs" ]; then
+	[ "$FS_VM_ARCH" = x86_64 ] || vm_die "boot: --rootfs guests are x86_64 only"
 	for f in rootfs.img vmlinuz initrd.img kver; do
 		[ -f "$rootfs/$f" ] || vm_die "boot: --rootfs $rootfs has no $f (tests/vm/rootfs.sh image makes it)"
 	done
@@ -88,12 +93,17 @@ rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$ou
 accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
 # Not "quiet": a guest that hangs while booting shows how far it got on the
 # console (the boot messages cost no measurable boot time here).
-cmdline="console=ttyS0,115200 panic=-1 tsc=reliable${append:+ $append}"
+if [ "$FS_VM_ARCH" = arm64 ]; then
+	# fs.chan: the report channel guest-init.sh opens.
+	cmdline="console=ttyAMA0 panic=-1 fs.chan=hvc0${append:+ $append}"
+else
+	cmdline="console=ttyS0,115200 panic=-1 tsc=reliable${append:+ $append}"
+fi
 [ $shell = 1 ] && cmdline="$cmdline fs.shell=1"
 # Debian's initramfs mounts the image and starts the harness's init on it.
 [ -n "$rootfs" ] && cmdline="root=/dev/vda rw init=/init fsck.mode=skip $cmdline"
 # shellcheck disable=SC2206 # $accel_args is a list of QEMU arguments
-qemu=(qemu-system-x86_64 $accel_args -smp "$smp" -m "$mem"
+qemu=("$FS_VM_QEMU" $accel_args -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
 [ $icount = 1 ] && qemu+=(-icount shift=0)
@@ -108,17 +118,31 @@ if [ "$disk_mb" -gt 0 ]; then
 	qemu+=(-device "virtio-blk-pci,drive=artifacts,serial=fs-artifacts")
 fi
 
+# serial_args CONSOLE: the console on CONSOLE (a QEMU character device),
+# the report channel into channel.log: the second serial port, or on arm64
+# a virtio console.
+serial_args() {
+	if [ "$FS_VM_ARCH" = arm64 ]; then
+		qemu+=(-serial "$1" -device "virtio-serial-pci,id=fsvser"
+			-chardev "file,id=fschan,path=$out/channel.log"
+			-device "virtconsole,bus=fsvser.0,chardev=fschan")
+	else
+		qemu+=(-serial "$1" -serial "file:$out/channel.log")
+	fi
+}
+
 if [ $shell = 1 ]; then
 	# Interactive: the console is this terminal (Ctrl-A X quits).
 	[ "$disk_mb" -gt 0 ] && truncate -s "${disk_mb}M" "$out/disk.img"
-	qemu+=(-serial mon:stdio -serial "file:$out/channel.log")
+	serial_args mon:stdio
 	"${qemu[@]}"
 	exit $?
 fi
 # The monitor on two FIFOs (QEMU opens them read-write, so nothing blocks
 # while no one listens; made by boot_once): the host asks it where the
 # vCPUs are on a timeout.
-qemu+=(-monitor "pipe:$out/monitor" -serial "file:$out/console.log" -serial "file:$out/channel.log")
+qemu+=(-monitor "pipe:$out/monitor")
+serial_args "file:$out/console.log"
 
 # dump_registers: every vCPU's registers from the monitor, to registers.txt.
 dump_registers() {
@@ -128,7 +152,8 @@ dump_registers() {
 	sleep 0.2
 	printf 'info registers -a\n' | timeout 2 tee "$out/monitor.in" >/dev/null
 	wait "$reader"
-	tr -d '\r' <"$out/registers.txt" | grep -E '^(CPU#|RIP=)' | paste -d' ' - - |
+	# The program counter: RIP= (x86), PC= (arm64, indented).
+	tr -d '\r' <"$out/registers.txt" | sed 's/^ *//' | grep -E '^(CPU#|RIP=|PC=)' | paste -d' ' - - |
 		awk '{print "flamestat-vm: at the timeout " $1 " " $2}' >&2
 }
 

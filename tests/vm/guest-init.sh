@@ -16,7 +16,9 @@
 #   @@FS DONE
 #
 # Kernel command line options read here: fs.shell=1 gives a shell on the
-# console after the tests instead of powering off.
+# console after the tests instead of powering off; fs.chan=DEV reports on
+# /dev/DEV instead of ttyS1 (arm64: hvc0, a virtio console, whose modules
+# are loaded first).
 #
 # It is also init= of a Debian rootfs guest (tests/vm/rootfs.sh), started
 # by Debian's initramfs with /proc, /sys and /dev already mounted.
@@ -35,8 +37,21 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ln -sf /proc/self/fd /dev/fd
 hostname flamestat-guest
 
-if ! stty -F /dev/ttyS1 raw -echo 2>/dev/null || ! exec 3>/dev/ttyS1; then
-	echo "flamestat-init: no report channel /dev/ttyS1; powering off" >/dev/console
+chan=$(sed -n 's/^\(.* \)\{0,1\}fs\.chan=\([^ ]*\).*/\2/p' /proc/cmdline)
+[ -n "$chan" ] || chan=ttyS1
+if [ "$chan" = hvc0 ] && [ ! -e /dev/hvc0 ]; then
+	for m in virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_console; do
+		f=$(find "/lib/modules/$(uname -r)" -name "$m.ko" 2>/dev/null | head -n 1)
+		[ -n "$f" ] && insmod "$f" 2>/dev/null
+	done
+	i=0
+	while [ ! -e /dev/hvc0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+if ! stty -F "/dev/$chan" raw -echo 2>/dev/null || ! exec 3>"/dev/$chan"; then
+	echo "flamestat-init: no report channel /dev/$chan; powering off" >/dev/console
 	busybox poweroff -f
 fi
 rep() { echo "@@FS $*" >&3; }

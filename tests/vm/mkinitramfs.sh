@@ -25,7 +25,9 @@
 # tests/guest/lib.sh as /tests/lib.sh. Environment: FLAMESTAT_KO (the
 # module, default kmod/flamestat.ko), FLAMESTAT_MODULES (the guest kernel's
 # module tree, default /lib/modules/KVER: set it for a kernel that is not
-# installed on the host), FLAMESTAT_TIMEOUT_SCALE (every test
+# installed on the host), FLAMESTAT_ARCH (arm64: the arm64 busybox, module,
+# tool, workloads and libraries of tests/arm64/setup.sh and build.sh; see
+# tests/vm/lib.sh), FLAMESTAT_TIMEOUT_SCALE (every test
 # timeout multiplied by it, for slow kernels; default 1), FLAMESTAT_TORTURE
 # (short, long or debug: the size of the torture tests, in the guest's
 # /etc/flamestat/env as FS_TORTURE; default short; with long or debug, a
@@ -51,6 +53,7 @@ while getopts "o:k:t:f:MTR:h" opt; do
 done
 shift $((OPTIND - 1))
 [ -n "$out$root" ] || vm_die "mkinitramfs: -o FILE (or -R ROOT) is required"
+vm_arm64_ready
 [ -n "$kver" ] || kver=$(vm_kver)
 [ -n "$kver" ] || vm_die "mkinitramfs: no guest kernel release (install linux-headers-amd64)"
 
@@ -70,9 +73,14 @@ copy_file() {
 }
 
 # copy_libs ELF: the shared libraries ELF needs, dynamic loader included,
-# at the paths they have on the host (Debian's guest and host agree).
+# at the paths they have on the host (Debian's guest and host agree); from
+# $FS_VM_SYSROOT when the guest is of another architecture.
 copy_libs() {
 	local lib
+	if [ -n "$FS_VM_SYSROOT" ]; then
+		copy_libs_sysroot "$1"
+		return
+	fi
 	# ldd prints nothing useful (and fails) for a static executable.
 	ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
 	while read -r lib; do
@@ -83,16 +91,49 @@ copy_libs() {
 	done
 }
 
+# copy_libs_sysroot ELF: what copy_libs does, by reading the ELF files
+# instead of running ldd (it cannot run a foreign one): the dynamic loader
+# (PT_INTERP) and each DT_NEEDED library, looked for in $FS_VM_SYSROOT's
+# multiarch and plain library directories as the loader would, with the
+# libraries these need in turn; the ones beside ELF (the workloads' own,
+# found by a $ORIGIN run path) stay out, as the ones in $BUILD do above.
+copy_libs_sysroot() {
+	local f=$1 interp lib d p
+	interp=$(readelf -lW "$f" 2>/dev/null | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$stage$interp" ]; then
+		copy_file "$FS_VM_SYSROOT$interp" "$interp"
+	fi
+	for lib in $(readelf -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		# shellcheck disable=SC2016 # a literal $ORIGIN
+		if readelf -dW "$f" | grep -qE '\((RUNPATH|RPATH)\).*\$ORIGIN' &&
+			[ -e "$(dirname "$f")/$lib" ]; then
+			continue
+		fi
+		for d in "/lib/$FS_VM_MULTIARCH" "/usr/lib/$FS_VM_MULTIARCH" /lib /usr/lib; do
+			p=$d/$lib
+			[ -e "$FS_VM_SYSROOT$p" ] || continue
+			if [ ! -e "$stage$p" ]; then
+				copy_file "$FS_VM_SYSROOT$p" "$p"
+				copy_debug "$FS_VM_SYSROOT$p"
+				copy_libs_sysroot "$FS_VM_SYSROOT$p"
+			fi
+			continue 2
+		done
+		vm_die "mkinitramfs: $f needs $lib, which $FS_VM_SYSROOT does not have"
+	done
+}
+
 # copy_debug ELF: its separate debug file, found by build-id as the tool
 # looks for it (/usr/lib/debug/.build-id/xx/rest.debug; libc6-dbg has
-# those of glibc, whose stripped libraries name little otherwise).
+# those of glibc, whose stripped libraries name little otherwise), on the
+# host or in $FS_VM_SYSROOT.
 copy_debug() {
 	local id dbg
 	id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
 	[ -n "$id" ] || return 0
 	dbg="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
-	if [ -f "$dbg" ] && [ ! -e "$stage$dbg" ]; then
-		copy_file "$dbg" "$dbg"
+	if [ -f "$FS_VM_SYSROOT$dbg" ] && [ ! -e "$stage$dbg" ]; then
+		copy_file "$FS_VM_SYSROOT$dbg" "$dbg"
 	fi
 	return 0
 }
@@ -120,9 +161,10 @@ syms() {
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/flamestat/syms,dev,proc,sys,tmp,run,root,tests,opt/workloads,artifacts,lib/flamestat}
 
-# busybox and its applets
+# busybox and its applets (an arm64 busybox gets the host's list: Debian
+# configures busybox-static alike on every architecture)
 if [ -z "$root" ]; then
-	copy_file /bin/busybox /bin/busybox
+	copy_file "$FS_VM_BUSYBOX" /bin/busybox
 	for a in $(/bin/busybox --list); do
 		[ "$a" = busybox ] || ln -s busybox "$stage/bin/$a"
 	done
@@ -131,7 +173,7 @@ if [ -z "$root" ]; then
 	printf 'root:x:0:\nfsuser:x:1000:\nfsgroup:x:1001:fsuser\nflamestat:x:1002:fsuser\nnogroup:x:65534:\n' >"$stage/etc/group"
 else
 	# /init powers off with "busybox poweroff -f" (a minbase tree has no init).
-	[ -e "$stage/bin/busybox" ] || copy_file /bin/busybox /bin/busybox
+	[ -e "$stage/bin/busybox" ] || copy_file "$FS_VM_BUSYBOX" /bin/busybox
 	grep -q '^fsuser:' "$stage/etc/passwd" ||
 		echo 'fsuser:x:1000:1000:flamestat test user:/tmp:/bin/sh' >>"$stage/etc/passwd"
 	grep -q '^fsuser:' "$stage/etc/group" || echo 'fsuser:x:1000:' >>"$stage/etc/group"
@@ -161,14 +203,14 @@ if [ $no_module = 0 ]; then
 	# runs no udev: tests apply it with fs_udev_rule, tests/guest/lib.sh).
 	copy_file "$TOP/packaging/udev/70-flamestat.rules" /etc/udev/rules.d/70-flamestat.rules
 fi
-if [ $no_tool = 0 ] && [ -x "$TOP/user/flamestat" ]; then
-	copy_file "$TOP/user/flamestat" /usr/bin/flamestat
-	copy_libs "$TOP/user/flamestat"
+if [ $no_tool = 0 ] && [ -x "$FS_VM_TOOL" ]; then
+	copy_file "$FS_VM_TOOL" /usr/bin/flamestat
+	copy_libs "$FS_VM_TOOL"
 fi
 
 # workloads, their libraries and symbol tables
-if [ -d "$BUILD/workloads" ]; then
-	for w in "$BUILD"/workloads/*; do
+if [ -d "$FS_VM_WORKLOADS" ]; then
+	for w in "$FS_VM_WORKLOADS"/*; do
 		[ -f "$w" ] || continue
 		copy_file "$w" "/opt/workloads/$(basename "$w")"
 		copy_libs "$w"
@@ -180,14 +222,19 @@ fi
 # waits, fuse, for the stalled-file-system
 # test, and vhost-net with what it needs (depmod: vhost, vhost_iotlb, tun,
 # tap), for the vhost worker test (uncompressed or .ko.xz/.ko.zst); a
-# Debian tree (-R) has its own.
+# Debian tree (-R) has its own. arm64 guests also get virtio_console: their
+# report channel is a virtio console (hvc0; guest-init.sh), the virt board
+# having a single serial port.
 if [ -z "$root" ]; then
+	mods_dir=$(vm_modules_dir "$kver")
+	extra_mods=""
+	[ "$FS_VM_ARCH" = arm64 ] && extra_mods=drivers/char/virtio_console
 	for m in drivers/virtio/virtio_ring drivers/virtio/virtio \
 		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci_modern_dev \
 		drivers/virtio/virtio_pci drivers/block/virtio_blk drivers/block/loop fs/fuse/fuse \
 		drivers/vhost/vhost_iotlb drivers/vhost/vhost drivers/vhost/vhost_net \
-		drivers/net/tun drivers/net/tap; do
-		src="${FLAMESTAT_MODULES:-/lib/modules/$kver}/kernel/$m.ko"
+		drivers/net/tun drivers/net/tap $extra_mods; do
+		src="$mods_dir/kernel/$m.ko"
 		dst="/lib/modules/$kver/kernel/$m.ko"
 		if [ -f "$src" ]; then
 			copy_file "$src" "$dst"

@@ -312,6 +312,8 @@ shift
 case "$cmd" in
 tree | image)
 	[ "$(id -u)" = 0 ] || vm_die "rootfs: needs root (debootstrap, chroot)"
+	# The trees are amd64 and boot.sh boots them on qemu-system-x86_64.
+	[ "$FS_VM_ARCH" = x86_64 ] || vm_die "rootfs: Debian rootfs guests are x86_64 only (FLAMESTAT_ARCH=$FS_VM_ARCH)"
 	command -v debootstrap >/dev/null || vm_die "rootfs: debootstrap is not installed (scripts/install-deps.sh)"
 	"cmd_$cmd" "$@" ;;
 chroot)

@@ -28,6 +28,8 @@
 # Tests with the same vm line share one boot, in file name order.
 # "# timeout: S" is the test's time limit in the guest (default 120);
 # "# dmesg-allow: ERE" exempts matching kernel lines from the bad patterns.
+# FLAMESTAT_ARCH=arm64: arm64 guests (tests/vm/lib.sh), built by
+# tests/arm64/build.sh (after tests/arm64/setup.sh); no rootfs guests there.
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-build) build=0 ;;
 	--accel) accel=$2; shift ;;
-	-h | --help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) vm_die "run-tests: unknown option $1" ;;
 	*)
 		t=$1
@@ -68,7 +70,14 @@ build() {
 	return 1
 }
 
-if [ $build = 1 ]; then
+if [ $build = 1 ] && [ "$FS_VM_ARCH" = arm64 ]; then
+	vm_msg "building the module, the tool and the workloads for arm64 (tests/arm64/build.sh)"
+	"$TOP/tests/arm64/build.sh" --suite "$FS_VM_ARM64_SUITE" >"$out/build-arm64.log" 2>&1
+	brc=$?
+	# Its FAIL lines are ours; the tool may fail alone, as below.
+	grep '^FAIL ' "$out/build-arm64.log"
+	[ $brc = 0 ] || exit 1
+elif [ $build = 1 ]; then
 	vm_msg "building the module, the tool and the workloads"
 	build build-module "$out/build-module.log" make -C "$TOP" module || exit 1
 	if ! make -C "$TOP" tool >"$out/build-tool.log" 2>&1; then
@@ -255,7 +264,11 @@ for line in "${groups[@]}"; do
 	vm_msg "$vm_name: ${#gtests[@]} test(s): $(for t in "${gtests[@]}"; do printf '%s ' "$(basename "$t" .sh)"; done)"
 	mkargs=()
 	[ "$vm_bare" = 1 ] && mkargs+=(-M -T)
-	if [ -n "$vm_rootfs" ]; then
+	if [ -n "$vm_rootfs" ] && [ "$FS_VM_ARCH" != x86_64 ]; then
+		echo "FAIL $vm_name/rootfs: Debian rootfs guests are x86_64 only (tests/vm/rootfs.sh); not run on $FS_VM_ARCH: ${gtests[*]##*/}"
+		rc=1
+		continue
+	elif [ -n "$vm_rootfs" ]; then
 		mkargs+=(-o "$dir/image")
 		[ "$vm_rootfs" = base ] || mkargs+=(-p "$vm_rootfs")
 		[ -n "$vm_prepare" ] && mkargs+=(-x "$TOP/$vm_prepare")

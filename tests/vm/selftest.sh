@@ -35,7 +35,7 @@ grep -q 'sysrq' "$out/report" || { echo "the panic's console tail is missing fro
 # The boot that hung was tried twice, and both say where the vCPUs were.
 hb="$out/selftest-boothang"
 for f in "$hb/hung-boot/registers.txt" "$hb/registers.txt"; do
-	grep -q 'RIP=' "$f" 2>/dev/null || { echo "no vCPU registers in $f"; rc=1; }
+	grep -qE '(RIP|PC)=' "$f" 2>/dev/null || { echo "no vCPU registers in $f"; rc=1; }
 done
 grep -q 'booting it once more' "$out/progress" || { echo "no word of the second boot on stderr"; rc=1; }
 if [ $rc != 0 ]; then

@@ -103,8 +103,15 @@ static void *thread_loop(void *unused)
 	return NULL;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 /* mov $imm32, %eax; ret */
 static const unsigned char jit_code[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
+#elif defined(__aarch64__)
+/* mov w0, #42; ret */
+static const unsigned char jit_code[] = { 0x40, 0x05, 0x80, 0x52, 0xc0, 0x03, 0x5f, 0xd6 };
+#else
+#error "churn: no JIT code for this architecture"
+#endif
 
 static void *mmap_loop(void *unused)
 {
@@ -136,6 +143,8 @@ static void *mmap_loop(void *unused)
 			break;
 		}
 		memcpy(p, jit_code, sizeof(jit_code));
+		/* Nothing on x86; arm64's instruction cache is not coherent. */
+		__builtin___clear_cache((char *)p, (char *)p + sizeof(jit_code));
 		if (mprotect(p, (size_t)pg, PROT_READ | PROT_EXEC)) {
 			failed = 1;
 			break;

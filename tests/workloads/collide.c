@@ -10,7 +10,9 @@
  *   collide [-n CHAINS] [SECONDS]     CHAINS 1..65536 (default 8192)
  *
  * Sets its name to "collide" and prints "chains N ip 0x...". The loop is a
- * single instruction (loop), so every sample in it has the same IP.
+ * single instruction (loop), so every sample in it has the same IP. On
+ * arm64 it is two (subs, b.ne): the samples at the first, ip, collide as
+ * above; the ones at the second make stacks of their own that do not.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ struct frame {
 
 void collide_spin(uint64_t fp, unsigned long iters);
 extern const char collide_loop[];
+#if defined(__x86_64__)
 __asm__(
 	"	.text\n"
 	"	.globl collide_spin, collide_loop\n"
@@ -42,6 +45,24 @@ __asm__(
 	"	pop %rbp\n"
 	"	ret\n"
 	"	.size collide_spin, .-collide_spin\n");
+#elif defined(__aarch64__)
+/* The frame record {x29, x30} has the layout of struct frame. */
+__asm__(
+	"	.text\n"
+	"	.globl collide_spin, collide_loop\n"
+	"	.type collide_spin, %function\n"
+	"collide_spin:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, x0\n"
+	"collide_loop:\n"
+	"	subs x1, x1, #1\n"
+	"	b.ne collide_loop\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	"	.size collide_spin, .-collide_spin\n");
+#else
+#error "collide: x86-64 or arm64 only (its spin loop is assembly)"
+#endif
 
 /* The inverse of an odd number modulo 2^64 (Newton's iteration). */
 static uint64_t inverse(uint64_t a)

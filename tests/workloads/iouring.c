@@ -86,6 +86,24 @@ NOINLINE long ring_enter(int fd, unsigned int to_submit,
 		errno = (int)-ret;
 		ret = -1;
 	}
+#elif defined(__aarch64__)
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = to_submit;
+	register long x2 __asm__("x2") = min_complete;
+	register long x3 __asm__("x3") = flags;
+	register long x4 __asm__("x4") = 0;	/* sig */
+	register long x5 __asm__("x5") = 0;	/* sigsz */
+	register long x8 __asm__("x8") = __NR_io_uring_enter;
+
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5), "r"(x8)
+			 : "memory");
+	ret = x0;
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		ret = -1;
+	}
 #else
 	ret = syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags,
 		      NULL, 0);

@@ -8,6 +8,8 @@
  *
  *   push %rbp; mov %rsp,%rbp; mov $N,%ecx; N x (dec %ecx; jnz); pop %rbp; ret
  *
+ * (arm64: stp x29, x30; mov x29, sp; mov w9, N; N x (subs; b.ne); ldp; ret)
+ *
  *   leaf50   9,999 instructions a call  (N = 4997, about 50% of the loop)
  *   leaf30   5,999                      (N = 2997, 30%)
  *   leaf15   2,999                      (N = 1497, 15%)
@@ -35,30 +37,41 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 /* LEAF(name, N): a leaf of exactly 2N + 5 instructions a call. */
-#define LEAF(name, n)                                                   \
-	__asm__(".text\n"                                               \
-		".globl " #name "\n"                                    \
-		".type " #name ", @function\n"                          \
-		".p2align 4\n"                                          \
-		#name ":\n"                                             \
+#if defined(__x86_64__)
+#define LEAF_BODY(n)                                                    \
 		"	push %rbp\n"                                        \
 		"	mov %rsp, %rbp\n"                                   \
 		"	mov $" STR(n) ", %ecx\n"                            \
 		"1:	dec %ecx\n"                                         \
 		"	jnz 1b\n"                                           \
 		"	pop %rbp\n"                                         \
-		"	ret\n"                                              \
+		"	ret\n"
+#elif defined(__aarch64__)
+#define LEAF_BODY(n)                                                    \
+		"	stp x29, x30, [sp, #-16]!\n"                        \
+		"	mov x29, sp\n"                                      \
+		"	mov w9, #" STR(n) "\n"                              \
+		"1:	subs w9, w9, #1\n"                                  \
+		"	b.ne 1b\n"                                          \
+		"	ldp x29, x30, [sp], #16\n"                          \
+		"	ret\n"
+#else
+#error "knownsplit: x86-64 or arm64 only (its leaves are assembly)"
+#endif
+#define LEAF(name, n)                                                   \
+	__asm__(".text\n"                                               \
+		".globl " #name "\n"                                    \
+		".type " #name ", %function\n"                          \
+		".p2align 4\n"                                          \
+		#name ":\n"                                             \
+		LEAF_BODY(n)                                            \
 		".size " #name ", . - " #name "\n");                    \
 	void name(void)
 
-#if defined(__x86_64__)
 LEAF(leaf50, N50);
 LEAF(leaf30, N30);
 LEAF(leaf15, N15);
 LEAF(leaf5, N5);
-#else
-#error "knownsplit: x86-64 only (its leaves are x86-64 assembly)"
-#endif
 
 static const struct {
 	const char *name;

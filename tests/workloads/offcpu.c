@@ -188,6 +188,14 @@ static inline __attribute__((always_inline)) long sys3(long nr, long a, long b, 
 			 : "=a"(ret)
 			 : "a"(nr), "D"(a), "S"(b), "d"(c)
 			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x8 __asm__("x8") = nr;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x8) : "memory");
+	ret = x0;
 #else
 	ret = syscall(nr, a, b, c);
 #endif
@@ -205,6 +213,15 @@ static inline __attribute__((always_inline)) long sys4(long nr, long a, long b, 
 			 : "=a"(ret)
 			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
 			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x8 __asm__("x8") = nr;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x3), "r"(x8) : "memory");
+	ret = x0;
 #else
 	ret = syscall(nr, a, b, c, d);
 #endif

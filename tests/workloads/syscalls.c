@@ -35,6 +35,14 @@ NOINLINE long raw_read(int fd, void *buf, unsigned long len)
 			 : "=a"(ret)
 			 : "a"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(len)
 			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = (long)buf;
+	register long x2 __asm__("x2") = (long)len;
+	register long x8 __asm__("x8") = SYS_read;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x8) : "memory");
+	ret = x0;
 #else
 	ret = syscall(SYS_read, fd, buf, len);
 #endif
@@ -51,6 +59,12 @@ NOINLINE long raw_getppid(void)
 			 : "=a"(ret)
 			 : "a"((long)SYS_getppid)
 			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x0 __asm__("x0");
+	register long x8 __asm__("x8") = SYS_getppid;
+
+	__asm__ volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");
+	ret = x0;
 #else
 	ret = syscall(SYS_getppid);
 #endif

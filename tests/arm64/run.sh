@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check-arm64`: the guest tests on an arm64 guest. Sets up what it
+# needs (tests/arm64/setup.sh: qemu-system-aarch64, the cross-build chroot,
+# the arm64 kernel), builds the module, the tool and the workloads for
+# arm64 (tests/arm64/build.sh), and runs tests/guest/*.sh in
+# qemu-system-aarch64 guests under TCG (tests/vm/run-tests.sh with
+# FLAMESTAT_ARCH=arm64). Prints PASS/FAIL lines like a suite, labelled
+# arm64-* (arm64-sid-* for sid's kernel); logs in tests/build/arm64/.
+#
+#   tests/arm64/run.sh [--suite SUITE] [--refresh] [TEST...]
+#     --suite    bookworm (default: Debian 12's 6.1) or sid (the newest)
+#     --refresh  setup.sh --refresh: the newest headers and image
+#     TEST       guest tests (names or paths; default: every one)
+#
+# Parts of guest tests that cannot run on arm64 say so in their output;
+# ARM64_ONLY_X86 below lists them, and each is printed as a SKIP line with
+# its reason. Needs root.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TOP
+: "${FLAMESTAT_CACHE:=/var/tmp/flamestat-cache}"
+: "${BUILD:=$TOP/tests/build}"
+export FLAMESTAT_CACHE BUILD
+suite=bookworm refresh=()
+tests=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--suite) suite=$2; shift ;;
+	--refresh) refresh=(--refresh) ;;
+	-h | --help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "tests/arm64/run.sh: unknown option $1" >&2; exit 2 ;;
+	*) tests+=("$1") ;;
+	esac
+	shift
+done
+case $suite in
+bookworm) label=arm64 ;;
+sid) label=arm64-sid ;;
+*) echo "tests/arm64/run.sh: --suite bookworm or sid" >&2; exit 2 ;;
+esac
+
+# What the arm64 guest does not run, with the reason (SKIP lines).
+ARM64_ONLY_X86=(
+	"guest/74-hostile: the 32-bit (compat) half: hostile32 is an i386 program; no AArch32 build of it yet"
+	"guest/92-fuzz: devfuzz32-solo: devfuzz32 (compat ioctl) is an i386 program; no AArch32 build of it yet"
+)
+
+[ "$(id -u)" = 0 ] || { echo "FAIL $label-setup: needs root (apt-get, debootstrap, chroot)"; exit 1; }
+out=$BUILD/arm64/$suite
+mkdir -p "$out"
+t0=$SECONDS
+if ! "$TOP/tests/arm64/setup.sh" --suite "$suite" "${refresh[@]}" >"$out/setup.out" 2>&1; then
+	echo "FAIL $label-setup: $(tail -n 1 "$out/setup.out") (log: $out/setup.out)"
+	exit 1
+fi
+echo "PASS $label-setup ($((SECONDS - t0))s)"
+
+"$TOP/tests/arm64/build.sh" --suite "$suite" --out "$out" | sed "s/^\(PASS\|FAIL\) arm64\//\1 $label-/"
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
+
+for s in "${ARM64_ONLY_X86[@]}"; do
+	echo "SKIP $label-${s%%:*}:${s#*:}"
+done
+rm -rf "$out/vm"
+# TCG runs an arm64 guest 2-3 times slower than an x86 one in
+# process-heavy tests (tests/vm/README.md).
+FLAMESTAT_ARCH=arm64 FLAMESTAT_ARM64_SUITE=$suite \
+	FLAMESTAT_TIMEOUT_SCALE=${FLAMESTAT_TIMEOUT_SCALE:-2} \
+	"$TOP/tests/vm/run-tests.sh" --no-build --out "$out/vm" "${tests[@]}" \
+	>"$out/vm.results" 2>"$out/vm.log"
+rc=$?
+# Results, and the detail lines under each failure (test output, console
+# tail), the labels prefixed: guest/10-load -> arm64-guest/10-load.
+awk -v p="$label-" '
+	/^(PASS|FAIL|SKIP) / { detail = ($1 == "FAIL"); $2 = p $2; print; next }
+	detail && /^    / { print }' "$out/vm.results"
+grep -qE '^(PASS|FAIL) ' "$out/vm.results" ||
+	echo "FAIL $label-guest: the guest tests reported nothing (log: $out/vm.log)"
+exit $rc
