@@ -233,6 +233,7 @@ static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
 {
 	unsigned long *buf = (unsigned long *)tmp;
 	unsigned int n, skip = 0;
+	unsigned long wrap_end;
 
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
 	n = stack_trace_save(buf, max + FST_OFF_SKIP_MAX, 0);
@@ -243,8 +244,8 @@ static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
 	if (unlikely(!READ_ONCE(tp->wrap_learned)) && skip < n)
 		fst_off_learn_wrapper(tp, buf[skip]);
 	/* Pairs with fst_off_learn_wrapper(): an end seen, its start too. */
-	if (skip < n && skip < FST_OFF_SKIP_MAX &&
-	    buf[skip] < smp_load_acquire(&tp->wrap_end) &&
+	wrap_end = smp_load_acquire(&tp->wrap_end);
+	if (skip < n && skip < FST_OFF_SKIP_MAX && buf[skip] < wrap_end &&
 	    buf[skip] >= READ_ONCE(tp->wrap_start))
 		skip++;
 	n -= skip;
