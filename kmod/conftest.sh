@@ -15,7 +15,7 @@ compiles() {
 	eval "$cc"' -Werror=implicit-function-declaration \
 	       -Werror=incompatible-pointer-types -Werror=int-conversion \
 	       -Wno-missing-prototypes -Wno-unused-function \
-	       -fsyntax-only -x c - >/dev/null 2>&1'
+	       -fsyntax-only -x c -' >/dev/null 2>&1
 }
 
 try() {
