@@ -105,46 +105,10 @@ static __always_inline int fst_get_record(unsigned long fp, unsigned long *next,
 		return -EFAULT;
 	if (__get_user(*next, p) || __get_user(*lr, p + 1))
 		return -EFAULT;
+	*lr = fst_strip_pac(*lr);
 	return 0;
 }
 
-/*
- * Hard-irq: an AArch64 chain from @fp, stored after frames[0] (the PC).
- * Ends at a zero frame pointer or return address, at a frame pointer that
- * is not above the last one or not 8-byte aligned (both are what code
- * without frame pointers leaves in x29, so they end the walk quietly), at
- * an unreadable record (USER_FAULT) or at @max frames (USER_TRUNCATED when
- * the chain goes on).
- */
-static unsigned int fst_walk_chain64(unsigned long fp, u64 *frames,
-				     unsigned int max, u32 *flags)
-{
-	unsigned long next, lr;
-	unsigned int n = 1;
-
-	pagefault_disable();
-	while (fp && !(fp & 7)) {
-		if (fst_get_record(fp, &next, &lr)) {
-			*flags |= FLAMESTAT_STACKF_USER_FAULT;
-			break;
-		}
-		lr = fst_strip_pac(lr);
-		if (!lr)
-			break;
-		if (n == max) {
-			*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
-			break;
-		}
-		frames[n++] = lr;
-		if (next <= fp)
-			break;
-		fp = next;
-	}
-	pagefault_enable();
-	return n;
-}
-
-#ifdef CONFIG_COMPAT
 /*
  * An AArch32 APCS frame's last three words, {fp, sp, lr}; the frame
  * pointer points just past them (as arch_stack_walk_user() reads them).
@@ -155,20 +119,57 @@ struct fst_compat_tail {
 	u32 lr;
 };
 
-/* Hard-irq: the AArch32 chain, as fst_walk_chain64() walks AArch64's. */
-static unsigned int fst_walk_chain32(u32 fp, u64 *frames, unsigned int max,
-				     u32 *flags)
+#ifdef CONFIG_COMPAT
+
+/* Hard-irq: the AArch32 frame below @fp; 0 or -EFAULT. Faults disabled. */
+static __always_inline int fst_get_record32(unsigned long fp,
+					    unsigned long *next,
+					    unsigned long *lr)
 {
 	const struct fst_compat_tail __user *t;
-	u32 next, lr;
+	u32 n, l;
+
+	t = (const struct fst_compat_tail __user *)compat_ptr(fp - sizeof(*t));
+	if (!access_ok(t, sizeof(*t)) || __get_user(n, &t->fp) ||
+	    __get_user(l, &t->lr))
+		return -EFAULT;
+	*next = n;
+	*lr = l;
+	return 0;
+}
+#else
+static __always_inline int fst_get_record32(unsigned long fp,
+					    unsigned long *next,
+					    unsigned long *lr)
+{
+	return -EFAULT;
+}
+#endif
+
+/*
+ * Hard-irq: the chain from @fp, stored after frames[0] (the PC): AArch64
+ * frame records, or with @compat AArch32 APCS frames. Ends at a zero
+ * frame pointer or return address, at a frame pointer that is not above
+ * the last one or not aligned (8 bytes; AArch32: 4, and room for the frame
+ * below it): what code without frame pointers leaves there, so the walk
+ * ends quietly. An unreadable record ends it marked USER_FAULT, @max frames
+ * marked USER_TRUNCATED when the chain goes on. Always inlined with a
+ * constant @compat, so the 64-bit walk carries no test for 32-bit frames.
+ */
+static __always_inline unsigned int
+fst_walk_chain(unsigned long fp, const bool compat, u64 *frames,
+	       unsigned int max, u32 *flags)
+{
+	unsigned long next, lr;
 	unsigned int n = 1;
+	int err;
 
 	pagefault_disable();
-	while (fp >= sizeof(*t) && !(fp & 3)) {
-		t = (const struct fst_compat_tail __user *)
-			compat_ptr(fp - sizeof(*t));
-		if (!access_ok(t, sizeof(*t)) || __get_user(next, &t->fp) ||
-		    __get_user(lr, &t->lr)) {
+	while (compat ? fp >= sizeof(struct fst_compat_tail) && !(fp & 3) :
+			fp && !(fp & 7)) {
+		err = compat ? fst_get_record32(fp, &next, &lr) :
+			       fst_get_record(fp, &next, &lr);
+		if (err) {
 			*flags |= FLAMESTAT_STACKF_USER_FAULT;
 			break;
 		}
@@ -186,7 +187,6 @@ static unsigned int fst_walk_chain32(u32 fp, u64 *frames, unsigned int max,
 	pagefault_enable();
 	return n;
 }
-#endif
 
 /**
  * fst_walk_user() - the user stack, by its frame records
@@ -220,9 +220,10 @@ unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted, u64 *frames,
 	if (unlikely(compat_user_mode(regs))) {
 		*flags |= FLAMESTAT_STACKF_COMPAT;
 		frames[0] = (u32)instruction_pointer(regs);
-		return fst_walk_chain32(regs->compat_fp, frames, max, flags);
+		return fst_walk_chain((u32)regs->compat_fp, true, frames, max,
+				      flags);
 	}
 #endif
 	frames[0] = instruction_pointer(regs);
-	return fst_walk_chain64(regs->regs[29], frames, max, flags);
+	return fst_walk_chain(regs->regs[29], false, frames, max, flags);
 }
