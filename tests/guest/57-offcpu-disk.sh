@@ -46,14 +46,19 @@ for f in disk_fsync:off-disk direct_write:off-direct; do
 	calls=$(fs_truth "$out" "$fn" calls)
 	got=$(fs_off_ns "$FS_TMP/off.sym" "$comm" "$fn")
 	d=$(fs_off_ns "$FS_TMP/off.sym" "$comm" "$fn" D)
-	log "$fn ($comm): $calls calls, truth $truth ns off-CPU, flamestat $got ns ($d ns in D)"
+	r=$(fs_off_ns "$FS_TMP/off.sym" "$comm" "$fn" R)
+	log "$fn ($comm): $calls calls, truth $truth ns off-CPU, flamestat $got ns ($d ns in D, $r ns preempted)"
 	# (a loop worker's copy of 256 KiB takes tens of microseconds at least)
 	expect_ge "$fn: the workload waited for the device" "$truth" 20000000
 	wall=$(fs_truth "$out" "$fn" wall_ns)
 	log "$fn: between $truth (wall - CPU) and $wall (wall) ns"
 	expect_ge "$fn: off-CPU time >= 95% of wall minus CPU (x100 vs x95)" $((got * 100)) $((truth * 95))
 	expect_le "$fn: off-CPU time <= 105% of the wall time in the calls (x100 vs x105)" $((got * 100)) $((wall * 105))
-	expect_ge "$fn: >= 90% in state D (x100 vs x90)" $((d * 100)) $((got * 90))
+	# Preempted time (R: a cond_resched in writeback, waiting for a CPU
+	# the other guest threads hold) is not waiting for the device and
+	# grows with the load; of the time the thread was blocked, the
+	# device's share is what must be D.
+	expect_ge "$fn: >= 90% of the blocked (not preempted) time in state D (x100 vs x90)" $((d * 100)) $(((got - r) * 90))
 done
 # Buffered writes to the page cache seldom block; whatever they did is
 # accounted too (no percentage on a few milliseconds).
