@@ -82,9 +82,11 @@ expect_eq "sum of the files' counts = the summary's total" \
 # expires at start + phase + k x period (phases spread over the period),
 # each expiry counted once, as a sample or an overrun. Over the summed
 # running times D of n CPUs: sum over ranks r of floor((D - P r / n) / P);
-# the few ns between one interval's end and the next's start are not in
-# any running time (at most one period per CPU). A lost interval or a
-# double count is hundreds of periods away.
+# the time between one interval's end and the next's start is in no
+# running time: a few ns, but a vCPU the host holds there stretches it,
+# and each such gap can hold one period per CPU (seen: +4 on 2 CPUs under
+# a load of 10). A lost interval or a double count is hundreds of periods
+# away.
 # The intervals' running times add up to the run's: at least -d, at most
 # the tool's whole life (each interval's time counted once).
 expect_ge "running time of all intervals >= -d 5 (ms)" $((ns / 1000000)) 4990
@@ -97,7 +99,8 @@ want=$(awk -v d="$ns" -v n="$cpus" 'BEGIN {
 	print t }')
 log "$n files, $tot samples, $periods periods in $ns ns on $cpus CPUs (expected $want)"
 expect_le "periods of all intervals = those of the run (- $cpus)" "$((want - cpus))" "$periods"
-expect_le "periods of all intervals = those of the run (+ $cpus)" "$periods" "$((want + cpus))"
+expect_le "periods of all intervals = those of the run (+ $cpus per file)" "$periods" \
+	"$((want + cpus * n))"
 check "no temporary file left" no_tmp "$D"
 wl_wait
 
