@@ -31,7 +31,10 @@ sleep 2
 check "stop" fs_write stop
 fs_read "$FS_TMP/user.folded"
 expect_eq "kernel_stacks=0: no _[k] frames" "$(grep -c '_\[k\]' "$FS_TMP/user.folded")" 0
-expect_ge "kernel_stacks=0: syscalls recorded" "$(fs_sum "$FS_TMP/user.folded" '^syscalls;')" 300
+# (2 s at 997 Hz: about 2,000 periods on its CPU; a vCPU the host starves
+# takes a tenth of them as samples, the rest late, as overruns: 192 seen
+# under a load of 10. None at all is what a broken filter gives.)
+expect_ge "kernel_stacks=0: syscalls recorded" "$(fs_sum "$FS_TMP/user.folded" '^syscalls;')" 100
 check "unload" fs_unload
 wl_wait
 
@@ -66,7 +69,8 @@ sleep 2
 check "stop" fs_write stop
 fs_read "$FS_TMP/cpu0.folded"
 expect_eq "cpus=0 percpu=1: every stack under cpu-0" "$(grep -cv '^cpu-0;' "$FS_TMP/cpu0.folded")" 0
-expect_ge "cpus=0 percpu=1: stacks recorded" "$(fs_sum "$FS_TMP/cpu0.folded")" 300
+# (as above: 202 seen under a load of 10)
+expect_ge "cpus=0 percpu=1: stacks recorded" "$(fs_sum "$FS_TMP/cpu0.folded")" 100
 check "unload" fs_unload
 wl_wait
 
