@@ -93,8 +93,8 @@ ARM64_PKGS="libc6-dev libelf-dev libdw-dev liblzma-dev libiberty-dev zlib1g-dev
 # The native (amd64) side: the cross compilers (AArch64, and armhf for
 # the AArch32 programs hostile32 and devfuzz32, static with its libc.a),
 # protoc-c, pkg-config.
-NATIVE_PKGS="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
-	protobuf-c-compiler pkg-config"
+# (One line: it goes into a shell command line as it is.)
+NATIVE_PKGS="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-armhf-cross protobuf-c-compiler pkg-config"
 # A kernel's chroot (not the user space's): the cross compiler alone.
 [ "$suite" = $USER_SUITE ] || ARM64_PKGS="" NATIVE_PKGS=gcc-aarch64-linux-gnu
 # What packages.complete records: a setup made with another list is
