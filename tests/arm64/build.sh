@@ -5,9 +5,9 @@
 # uncommitted sources: the module in SUITE's chroot (W=1 against the arm64
 # kernel's headers, ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, by the
 # cross twin of the compiler that built the kernel; any warning fails),
-# user/flamestat and the workloads (tests/workloads, which leaves out the
-# i386 programs for an arm64 compiler) in bookworm's, linked against its
-# arm64 libraries.
+# user/flamestat and the workloads (tests/workloads: its 32-bit programs
+# hostile32 and devfuzz32 are AArch32 ones here, static, by the armhf cross
+# compiler) in bookworm's, linked against its arm64 libraries.
 #
 #   tests/arm64/build.sh [--suite SUITE] [--out DIR]
 #     --suite  the setup to build with (bookworm, default, or sid)
@@ -112,7 +112,7 @@ fi
 
 rm -rf "$out/workloads"
 if chroot_make "$out/workloads.log" -j2 -C "$src/tests/workloads" O="$src/build/workloads" \
-	CC="${ARM64_CROSS}gcc"; then
+	CC="${ARM64_CROSS}gcc" CC32=arm-linux-gnueabihf-gcc; then
 	cp -a "$tree$src/build/workloads" "$out/workloads"
 	echo "PASS arm64/build-workloads"
 else

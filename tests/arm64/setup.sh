@@ -4,7 +4,8 @@
 # by the project itself, as root: qemu-system-aarch64 on the host, and in
 # $FLAMESTAT_CACHE/arm64/SUITE/ a cross-build chroot: a debootstrap'd
 # amd64 tree of SUITE with arm64 added as a foreign architecture
-# (multiarch), holding the aarch64 cross compiler, the arm64 -dev packages
+# (multiarch), holding the aarch64 cross compiler, the armhf one (the
+# AArch32 test programs, static), the arm64 -dev packages
 # the tool and the workloads link against, and the headers of SUITE's
 # arm64 kernel with the amd64 linux-kbuild of the same version (the arm64
 # one ships arm64 programs in scripts/). Beside it, the kernel image and
@@ -89,10 +90,16 @@ flock "$lock_fd"
 # (the workload fsfuse), and glibc's debug files for the guests' tools.
 ARM64_PKGS="libc6-dev libelf-dev libdw-dev liblzma-dev libiberty-dev zlib1g-dev
 	libprotobuf-c-dev libdebuginfod-dev libfuse3-dev libc6-dbg"
-# The native (amd64) side: the cross compiler, protoc-c, pkg-config.
-NATIVE_PKGS="gcc-aarch64-linux-gnu protobuf-c-compiler pkg-config"
+# The native (amd64) side: the cross compilers (AArch64, and armhf for
+# the AArch32 programs hostile32 and devfuzz32, static with its libc.a),
+# protoc-c, pkg-config.
+# (One line: it goes into a shell command line as it is.)
+NATIVE_PKGS="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-armhf-cross protobuf-c-compiler pkg-config"
 # A kernel's chroot (not the user space's): the cross compiler alone.
 [ "$suite" = $USER_SUITE ] || ARM64_PKGS="" NATIVE_PKGS=gcc-aarch64-linux-gnu
+# What packages.complete records: a setup made with another list is
+# brought up to date (as by --refresh).
+want_pkgs="$NATIVE_PKGS $ARM64_PKGS"
 
 if [ ! -f "$dir/tree.complete" ]; then
 	mirror=$("$TOP/scripts/apt-archive.sh" main) || die "no Debian archive in the host's apt sources"
@@ -109,7 +116,7 @@ if [ ! -f "$dir/tree.complete" ]; then
 	touch "$dir/tree.complete"
 fi
 
-if [ $refresh = 1 ] || [ ! -f "$dir/packages.complete" ]; then
+if [ $refresh = 1 ] || [ "$(cat "$dir/packages.complete" 2>/dev/null)" != "$want_pkgs" ]; then
 	rm -f "$dir/packages.complete"
 	say "installing the cross compiler, the arm64 libraries and the kernel headers (log: $log)"
 	arm64=()
@@ -186,7 +193,7 @@ if [ $refresh = 1 ] || [ ! -f "$dir/packages.complete" ]; then
 		echo "ARM64_CROSS=aarch64-linux-gnu-"
 		echo "ARM64_KCC=$kcc"
 	} >"$dir/env"
-	touch "$dir/packages.complete"
+	echo "$want_pkgs" >"$dir/packages.complete"
 fi
 [ -f "$dir/env" ] || die "no $dir/env: run $0 --refresh"
 echo "$dir/env"

@@ -12,12 +12,19 @@
 static inline void burn_cpu_ms(long ms)
 {
 	struct timespec t0, t;
-	volatile unsigned long sink = 0;
+	unsigned long sum = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		for (int i = 0; i < 10000; i++)
-			sink += (unsigned long)i;
+		/*
+		 * The empty asm takes the sum as an input and output, so the
+		 * compiler must compute every step (a volatile local that is
+		 * only stored to is "set but not used" for GCC 16).
+		 */
+		for (int i = 0; i < 10000; i++) {
+			sum += (unsigned long)i;
+			__asm__ volatile("" : "+r"(sum));
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 +
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);

@@ -92,8 +92,15 @@ cpu1_only() {
 	expect_eq "$1: no sampling timer on CPU 0" "$T0" 0
 	expect_eq "$1: CPU 1's sampling timer queued" "$T1" 1
 	# 3 s at 4999 Hz: ~15,000 on CPU 1 (fewer with missed periods on a
-	# busy host); the tick (HZ 250) gives CPU 0 about 750.
-	expect_ge "$1: CPU 1's LOC grows with the sampling (>= 3000 in 3 s)" "$LOC1" 3000
+	# busy host); the tick (HZ 250) gives CPU 0 about 750. A vCPU the
+	# host starves takes its timer's interrupts late and coalesced: arm64
+	# guests on a host with a load of 10 to 15 counted 1,678 to 2,558 on
+	# CPU 1 in 3 s (700 to 1,022 on CPU 0, 1,622 samples for 15,023
+	# periods). So 3000, or twice CPU 0's count where that is less: a CPU
+	# without the sampling timer counts what CPU 0 does.
+	_min=$((LOC0 * 2))
+	[ "$_min" -gt 3000 ] && _min=3000
+	expect_ge "$1: CPU 1's LOC grows with the sampling (>= 3000 in 3 s, or twice CPU 0's)" "$LOC1" "$_min"
 	expect_le "$1: CPU 0's LOC does not (<= 2500 in 3 s)" "$LOC0" 2500
 }
 

@@ -8,7 +8,9 @@
  * does the same around a system call, so that kernel-mode samples walk it
  * from the saved user registers. Built for x86_64 (hostile) and i386
  * (hostile32, 4-byte frames for the module's compat walk), and for arm64
- * (hostile only: x29 and frame records {x29, x30}; no AArch32 build).
+ * (hostile: x29 and frame records {x29, x30}) and AArch32 (hostile32, the
+ * compat walk of an arm64 kernel: r11 and APCS frames, whose {fp, sp, lr}
+ * end just below the address the frame pointer holds).
  *
  *   hostile -m MODE [-d DEPTH] [SECONDS]
  *
@@ -33,10 +35,28 @@
 #define USAGE "hostile -m MODE [-d DEPTH] [SECONDS]"
 
 typedef uintptr_t uword;
+/*
+ * A frame as the walker reads it: the caller's frame pointer and a return
+ * address, stored at the address the frame pointer holds, less FP_BIAS.
+ */
+#ifdef __arm__
+struct frame {
+	uword next;
+	uword sp;
+	uword ret;
+};
+/* APCS: the frame pointer points just past the frame's {fp, sp, lr}. */
+#define FP_BIAS sizeof(struct frame)
+#else
 struct frame {
 	uword next;
 	uword ret;
 };
+#define FP_BIAS 0
+#endif
+/* The frame pointer of a frame stored at @addr. */
+#define FP(addr) ((uword)(addr) + FP_BIAS)
+#define FRAME(next_fp, ret_addr) ((struct frame){ .next = (next_fp), .ret = (ret_addr) })
 
 void spin_fp(uword fp, unsigned long iters);
 void spin_fp_sys(uword fp, unsigned long iters);
@@ -144,8 +164,44 @@ __asm__(
 	"	ldp x29, x30, [sp], #16\n"
 	"	ret\n"
 	"	.size spin_fp_sys, .-spin_fp_sys\n");
+#elif defined(__arm__)
+#define NAME_PREFIX "h32-"
+/* Above an AArch32 task's address space (and its vectors page). */
+#define KADDR ((uword)0xfffff000UL)
+/*
+ * A32 code (built with -marm): r11 is the frame pointer the compat walk
+ * starts from (Thumb code uses r7). The loops leave the stack as it is.
+ */
+__asm__(
+	"	.text\n"
+	"	.arm\n"
+	"	.globl spin_fp, spin_fp_loop, spin_fp_loop_end\n"
+	"	.type spin_fp, %function\n"
+	"spin_fp:\n"
+	"	push {r11, lr}\n"
+	"	mov r11, r0\n"
+	"spin_fp_loop:\n"
+	"	subs r1, r1, #1\n"
+	"	bne spin_fp_loop\n"
+	"spin_fp_loop_end:\n"
+	"	pop {r11, pc}\n"
+	"	.size spin_fp, .-spin_fp\n"
+	"	.globl spin_fp_sys, spin_fp_sys_loop, spin_fp_sys_loop_end\n"
+	"	.type spin_fp_sys, %function\n"
+	"spin_fp_sys:\n"
+	"	push {r4, r7, r11, lr}\n"
+	"	mov r11, r0\n"
+	"	mov r4, r1\n"		/* svc returns in r0 and keeps the rest */
+	"spin_fp_sys_loop:\n"
+	"	mov r7, #64\n"	/* getppid (EABI) */
+	"	svc #0\n"
+	"	subs r4, r4, #1\n"
+	"	bne spin_fp_sys_loop\n"
+	"spin_fp_sys_loop_end:\n"
+	"	pop {r4, r7, r11, pc}\n"
+	"	.size spin_fp_sys, .-spin_fp_sys\n");
 #else
-#error "hostile: x86 or arm64 only (its loops are assembly)"
+#error "hostile: x86 or arm only (its loops are assembly)"
 #endif
 
 /* Return addresses no mapping covers (so the text shows them as 0x...). */
@@ -230,7 +286,7 @@ static void *remapper(void *unused)
 		if (mmap(arena, pagesz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 			break;
-		*frame_at(0) = (struct frame){ (uword)arena, R1 };
+		*frame_at(0) = FRAME(FP(arena), R1);
 	}
 	return NULL;
 }
@@ -274,7 +330,7 @@ int main(int argc, char **argv)
 	unsigned long depth = 127, seed = 1;
 	const char *mode = NULL;
 	char name[16];
-	uword a, hole;
+	uword a, fp, hole;
 	pthread_t th;
 	int opt, sys = 0, thread = 0;
 	size_t i;
@@ -312,64 +368,72 @@ int main(int argc, char **argv)
 		sink = seed;
 		return 0;
 	}
+	/*
+	 * @a is where the (first) frame is stored, @fp the frame pointer the
+	 * loop runs with: FP(a), or a value that points at no frame.
+	 */
+	fp = FP(a);
 	if (!strcmp(mode, "selfloop") || !strcmp(mode, "sys")) {
-		*frame_at(0) = (struct frame){ a, R1 };
+		*frame_at(0) = FRAME(FP(a), R1);
 		expect(2, R1, 0, 0, 0);
 		sys = !strcmp(mode, "sys");
 	} else if (!strcmp(mode, "cycle")) {
-		*frame_at(0) = (struct frame){ a + 64, R1 };
-		*frame_at(64) = (struct frame){ a, R2 };
+		*frame_at(0) = FRAME(FP(a + 64), R1);
+		*frame_at(64) = FRAME(FP(a), R2);
 		expect(3, R1, R2, 0, 0);
 	} else if (!strcmp(mode, "down")) {
-		*frame_at(128) = (struct frame){ a + 64, R1 };
-		*frame_at(64) = (struct frame){ a + 128, R2 };
-		a += 128;
+		*frame_at(128) = FRAME(FP(a + 64), R1);
+		*frame_at(64) = FRAME(FP(a + 128), R2);
+		fp = FP(a + 128);
 		expect(2, R1, 0, 0, 0);
 	} else if (!strcmp(mode, "kernel") || !strcmp(mode, "sysfault")) {
-		a = KADDR;
+		fp = KADDR;
 		expect(1, 0, 0, 1, 0);
 		sys = !strcmp(mode, "sysfault");
 	} else if (!strcmp(mode, "kernelnext")) {
-		*frame_at(0) = (struct frame){ KADDR, R1 };
+		*frame_at(0) = FRAME(KADDR, R1);
 		expect(2, R1, 0, 1, 0);
 	} else if (!strcmp(mode, "kret")) {
-		*frame_at(0) = (struct frame){ 0, KADDR };
+		*frame_at(0) = FRAME(0, KADDR);
 		expect(2, KADDR, 0, 0, 0);
 #if defined(__x86_64__)
 	} else if (!strcmp(mode, "noncanon")) {
-		a = (uword)0x8000000000001000ULL;
+		fp = (uword)0x8000000000001000ULL;
 		expect(1, 0, 0, 1, 0);
 #elif defined(__aarch64__)
 	} else if (!strcmp(mode, "noncanon")) {
 		/* Above a 48-bit user address space, below the kernel's half. */
-		a = (uword)0x0001000000001000ULL;
+		fp = (uword)0x0001000000001000ULL;
 		expect(1, 0, 0, 1, 0);
 #endif
 	} else if (!strcmp(mode, "unmapped")) {
-		a = hole;
+		fp = FP(hole);
 		expect(1, 0, 0, 1, 0);
 	} else if (!strcmp(mode, "pagecross")) {
-		/* The frame's second word is on the unmapped page. */
+		/* The frame's first word is mapped, the rest on the unmapped page. */
 		a = hole - sizeof(uword);
-		*(uword *)a = a + 4096;
+		*(uword *)a = FP(a) + 4096;
+		fp = FP(a);
 		expect(1, 0, 0, 1, 0);
 	} else if (!strcmp(mode, "protnone")) {
-		a += NONE_PAGE * pagesz;
+		fp = FP(a + NONE_PAGE * pagesz);
 		expect(1, 0, 0, 1, 0);
 	} else if (!strcmp(mode, "misaligned")) {
 		a += 3;
-		memcpy((void *)a, &(struct frame){ 0, R1 }, sizeof(struct frame));
-#if defined(__aarch64__)
+		memcpy((void *)a, &FRAME(0, R1), sizeof(struct frame));
+		fp = FP(a);
+#if defined(__aarch64__) || defined(__arm__)
 		/*
-		 * AArch64 frame records are 8-byte aligned: the arm64 walk
-		 * ends quietly at one that is not (kmod/arch/arm64/unwind.c).
+		 * AArch64 frame records are 8-byte aligned, AArch32 frames
+		 * 4-byte aligned: the arm64 walks end quietly at one that is
+		 * not (kmod/arch/arm64/unwind.c).
 		 */
 		expect(1, 0, 0, 0, 0);
 #else
 		expect(2, R1, 0, 0, 0);
 #endif
 	} else if (!strcmp(mode, "zero")) {
-		a = 0;
+		fp = 0;
 		expect(1, 0, 0, 0, 0);
 	} else if (!strcmp(mode, "deep")) {
 		struct frame *f = mmap(NULL, (DEEP_FRAMES + 1) * sizeof(*f),
@@ -381,20 +445,20 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (i = 0; i < DEEP_FRAMES; i++)
-			f[i] = (struct frame){ (uword)&f[i + 1], R1 + 16 * i };
-		f[DEEP_FRAMES] = (struct frame){ 0, 0 };
-		a = (uword)f;
+			f[i] = FRAME(FP(&f[i + 1]), R1 + 16 * i);
+		f[DEEP_FRAMES] = FRAME(0, 0);
+		fp = FP(f);
 		/* ip, then one return address per frame, up to the depth. */
 		expect(depth < DEEP_FRAMES + 1 ? depth : DEEP_FRAMES + 1, R1,
 		       R1 + 16, 0, depth < DEEP_FRAMES + 1);
 	} else if (!strcmp(mode, "mutate")) {
 		for (i = 0; i < HOLE_PAGE * (size_t)pagesz / sizeof(struct frame); i++)
 			*frame_at(i * sizeof(struct frame)) =
-				(struct frame){ a + (i + 1) * sizeof(struct frame), R1 };
+				FRAME(FP(a + (i + 1) * sizeof(struct frame)), R1);
 		printf("expect any\n");
 		thread = 1;
 	} else if (!strcmp(mode, "remap")) {
-		*frame_at(0) = (struct frame){ a, R1 };
+		*frame_at(0) = FRAME(FP(a), R1);
 		printf("expect remap u1=%#llx\n", (unsigned long long)R1);
 		thread = 2;
 	} else {
@@ -405,7 +469,7 @@ int main(int argc, char **argv)
 		perror("hostile: pthread_create");
 		return 1;
 	}
-	run(a, sys);
+	run(fp, sys);
 	stop = 1;
 	if (thread)
 		pthread_join(th, NULL);
