@@ -28,9 +28,11 @@ if [ -n "$missing" ]; then
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
+	# Another make target (or unattended-upgrades) may hold the dpkg
+	# lock: wait for it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null
 	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing >/dev/null
+	apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing >/dev/null
 	echo "flamestat: packages installed"
 fi
 

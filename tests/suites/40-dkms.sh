@@ -67,6 +67,29 @@ done
 if [ -z "$bad" ]; then pass dkms/kernel-range; else
 	fail dkms/kernel-range "BUILD_EXCLUSIVE_KERNEL disagrees with the tested range $min to $tested_max on: $bad"; fi
 
+# BUILD_EXCLUSIVE_ARCH (dkms: `uname -m` =~ it) must take exactly the
+# architectures kmod/arch/ has code for, by their uname -m names.
+are=$(conf_value BUILD_EXCLUSIVE_ARCH)
+bad=""
+for m in x86_64 aarch64 i686 i386 armv7l armv8l arm64 x86_64_v2 ppc64le riscv64 s390x mips64; do
+	case $m in
+	x86_64) have=x86 ;;
+	aarch64) have=arm64 ;;
+	*) have="" ;;
+	esac
+	[ -n "$have" ] && [ -d "$TOP/kmod/arch/$have" ] && want=1 || want=0
+	[[ $m =~ $are ]] && got=1 || got=0
+	[ "$got" = "$want" ] || bad+="$m (regex $got, kmod/arch $want) "
+done
+for d in "$TOP"/kmod/arch/*/; do
+	case $(basename "$d") in
+	x86 | arm64) ;;
+	*) bad+="kmod/arch/$(basename "$d") has no uname -m name in this test " ;;
+	esac
+done
+if [ -z "$bad" ]; then pass dkms/arch; else
+	fail dkms/arch "BUILD_EXCLUSIVE_ARCH '$are' disagrees with kmod/arch/ on: $bad"; fi
+
 # ---- DKMS in scratch trees ----
 
 # dkms_s ARGS...: dkms on the scratch trees, never running depmod on the

@@ -43,7 +43,7 @@
  * At exit, one line per blocking function and one per thread:
  *
  *   func NAME comm=COMM state=S calls=N wall_ns=W off_ns=O max_ns=M
- *        under=U near=N near_ns=X over=V over_ns=Y
+ *        under=U near=N near_ns=X over=V over_ns=Y long=L long_wall_ns=Z
  *   thread COMM life_ns=L cpu_ns=C
  *
  * wall_ns is the CLOCK_MONOTONIC time inside the calls, off_ns the part
@@ -52,8 +52,13 @@
  * off time. under/near/over count the calls whose off time is below 90%,
  * within 10%, above 110% of -t US (default 1000; near_ns and over_ns are
  * their off time): what a min_block_us of US must drop (under), may drop
- * (near) and must keep (over). life_ns is the thread's lifetime from its
- * first instruction to its last, cpu_ns its CPU time.
+ * (near) and must keep (over). long and long_wall_ns: the calls whose
+ * wall time is at least 90% of -t, and their wall time: the most a
+ * min_block_us of US can keep, by the monotonic clock alone (a kept block
+ * lies inside one such call; under a loaded host a call's off time, wall
+ * minus CPU clock, has read less than the block flamestat timed in it).
+ * life_ns is the thread's lifetime from its first instruction to its
+ * last, cpu_ns its CPU time.
  *
  *   offcpu [-k] [-p PARTS] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]
  *
@@ -87,6 +92,7 @@ static const char *file;
 struct func {
 	const char *name, *comm, *state;
 	unsigned long long calls, wall, off, max, under, near, near_ns, over, over_ns;
+	unsigned long long nr_long, long_wall;
 };
 static struct func funcs[MAX_FUNCS];
 static unsigned int nr_funcs;
@@ -148,6 +154,10 @@ static inline __attribute__((always_inline)) void t_end(struct func *f, struct t
 	} else {
 		f->near++;
 		f->near_ns += off;
+	}
+	if (w * 10 >= threshold_ns * 9) {
+		f->nr_long++;
+		f->long_wall += w;
 	}
 }
 
@@ -719,9 +729,11 @@ int main(int argc, char **argv)
 		struct func *f = &funcs[i];
 
 		printf("func %s comm=%s state=%s calls=%llu wall_ns=%llu off_ns=%llu max_ns=%llu"
-		       " under=%llu near=%llu near_ns=%llu over=%llu over_ns=%llu\n",
+		       " under=%llu near=%llu near_ns=%llu over=%llu over_ns=%llu"
+		       " long=%llu long_wall_ns=%llu\n",
 		       f->name, f->comm, f->state, f->calls, f->wall, f->off, f->max,
-		       f->under, f->near, f->near_ns, f->over, f->over_ns);
+		       f->under, f->near, f->near_ns, f->over, f->over_ns,
+		       f->nr_long, f->long_wall);
 	}
 	for (i = 0; i < nr_threads; i++)
 		printf("thread %s life_ns=%llu cpu_ns=%llu\n", threads[i].comm,
