@@ -39,7 +39,7 @@ endif
 W ?= 1
 
 .PHONY: all module tool install install-module install-tool install-udev check demo bench \
-	bench-overhead bench-offcpu torture check-deb deb deps clean help debug-kernel \
+	bench-overhead bench-offcpu torture check-deb check-deb-arm64 deb deps clean help debug-kernel \
 	check-debug torture-debug check-fresh check-kernels check-arm64
 
 all: module tool
@@ -105,9 +105,11 @@ bench: deps
 	$(MAKE) all
 	bench/run.sh
 
+# BENCH_ARCH=arm64: the overhead phase on an arm64 guest (root; after
+# tests/arm64/setup.sh), into docs/PERFORMANCE.md beside x86's.
 bench-overhead: deps
 	$(MAKE) all
-	bench/overhead.sh
+	bench/overhead.sh $(if $(BENCH_ARCH),--arch $(BENCH_ARCH))
 
 bench-offcpu: deps
 	$(MAKE) all
@@ -148,6 +150,13 @@ deb: deps
 DEB_SUITES ?= bookworm bullseye sid
 check-deb: deps
 	tests/deb/run.sh $(DEB_SUITES)
+
+# The arm64 packages (root): flamestat_VERSION_arm64.deb cross-built in the
+# arm64 chroot of tests/arm64/setup.sh, installed with flamestat-dkms in an
+# arm64 Debian guest (DKMS builds the module there), modprobe, record,
+# remove. The arm64 tree's programs run under qemu-user-static.
+check-deb-arm64: deps
+	tests/deb/run.sh --arch arm64 bookworm
 
 # The module on every kernel of the matrix (tests/kernels/run.sh: 5.10, 6.1,
 # 6.12, 7.x, each also PREEMPT_RT): built W=1 by its own suite's compiler,
@@ -195,6 +204,7 @@ help:
 	@echo "                  (those three: DEBUG_SERIES=7.2 for the 7.2 debug kernel instead of 6.1)"
 	@echo "make deb          build the flamestat and flamestat-dkms packages"
 	@echo "make check-deb    install the packages in Debian 11, 12 and unstable guests and test them"
+	@echo "make check-deb-arm64  the same for the arm64 packages in a Debian 12 arm64 guest"
 	@echo "make check-fresh  the first 'make demo' on a fresh Debian 12 chroot must leave the SVG"
 	@echo "make check-kernels  every guest test on Debian's 5.10, 6.1, 6.12 and 7.x kernels (+ PREEMPT_RT)"
 	@echo "make check-arm64  every guest test on an arm64 guest (Debian's arm64 kernel under QEMU TCG)"

@@ -37,8 +37,10 @@ boot() {
 }
 # measured_on: the header of a report.
 measured_on() {
-	echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) host cores,"
-	echo "$(qemu-system-x86_64 --version | head -n 1 | sed 's/ Copyright.*//'),"
+	local guest=""
+	[ "$FS_VM_ARCH" = x86_64 ] || guest=" ($FS_VM_ARCH guest: -M virt -cpu max, TCG)"
+	echo "Measured $(date -u +%Y-%m-%d) on $(uname -m)$guest, $(nproc) host cores,"
+	echo "$("$FS_VM_QEMU" --version | head -n 1 | sed 's/ Copyright.*//'),"
 	echo "guest kernel $(cat "$img/kver"), flamestat $(cat "$TOP/VERSION") ($(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$TOP" diff --quiet HEAD -- kmod user 2>/dev/null || echo ", modified")),"
 }
 

@@ -5,7 +5,8 @@
 # tables and writes them into docs/PERFORMANCE.md (between its
 # bench-overhead markers; the truth phase's between its bench-truth ones).
 #
-#   bench/overhead.sh [--repeats N] [--quick] [--no-doc] [--only PHASE...]
+#   bench/overhead.sh [--arch arm64] [--repeats N] [--quick] [--no-doc]
+#                     [--only PHASE...]
 #
 # Phases, each one boot of a Debian guest (tests/vm/rootfs.sh, with
 # linux-perf, bpftrace and bpfcc-tools):
@@ -29,6 +30,13 @@
 #             against the truth
 # --quick: one repeat, the 8-frame workload only, no profile phase; the
 # truth phase on knownsplit and getppid only.
+# --arch arm64 (or FLAMESTAT_ARCH=arm64; make bench-overhead
+# BENCH_ARCH=arm64): the overhead phase only, on an arm64 guest
+# (qemu-system-aarch64 -cpu max under TCG, -icount shift=0): an arm64
+# Debian tree (tests/vm/rootfs.sh), the module, the tool and the workloads
+# of tests/arm64/build.sh, the floor module and timeit cross-built in the
+# chroots of tests/arm64/setup.sh (run it first); tables between the
+# bench-overhead-arm64 markers, work in $BUILD/bench-overhead-arm64.
 # Needs root (debootstrap, mke2fs), QEMU, and the FlameGraph scripts
 # (flamegraph.pl, stackcollapse-perf.pl, stackcollapse-bpftrace.pl) in
 # $FLAMEGRAPH_DIR or $FLAMESTAT_CACHE/FlameGraph, to draw perf's, bpftrace's
@@ -38,6 +46,12 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export TOP
+# --arch before tests/vm/lib.sh, which reads FLAMESTAT_ARCH.
+prev=""
+for a in "$@"; do
+	[ "$prev" = --arch ] && export FLAMESTAT_ARCH=$a
+	prev=$a
+done
 # shellcheck source-path=SCRIPTDIR source=../tests/vm/lib.sh
 . "$TOP/tests/vm/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -50,7 +64,8 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 repeats=1 phases="overhead accuracy truth" ;;
 	--no-doc) doc=0 ;;
 	--only) phases=$2; shift ;;
-	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--arch) shift ;;
+	-h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-overhead: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -59,7 +74,19 @@ done
 
 FREQ=997
 PACKAGES="linux-perf bpftrace bpfcc-tools perl"
-WORK="$BUILD/bench-overhead"
+# arm64: its own work directory, result files and tables; the overhead
+# phase alone (the others use the insnprof plugin or compare with x86's
+# truth, not ported).
+sfx=""
+if [ "$FS_VM_ARCH" = arm64 ]; then
+	sfx=-arm64
+	case "$phases" in
+	"overhead accuracy profile truth" | "overhead accuracy truth") phases=overhead ;;
+	overhead) ;;
+	*) vm_die "bench-overhead: --arch arm64 runs the overhead phase only (not: $phases)" ;;
+	esac
+fi
+WORK="$BUILD/bench-overhead$sfx"
 OUT=${BENCH_OUT:-$TOP/bench/out}
 FG=${FLAMEGRAPH_DIR:-$FLAMESTAT_CACHE/FlameGraph}
 DOC="$TOP/docs/PERFORMANCE.md"
@@ -99,19 +126,65 @@ TARGET_WL=deep8
 PROFILERS="none floor flamestat perf bpftrace bcc"
 
 # ---- build ----
-if [ ! -f "$TOP/kmod/flamestat.ko" ] || [ ! -x "$TOP/user/flamestat" ]; then
+if [ "$FS_VM_ARCH" = arm64 ]; then
+	vm_arm64_ready
+	say "building the module, the tool and the workloads for arm64 (tests/arm64/build.sh)"
+	"$TOP/tests/arm64/build.sh" --suite "$FS_VM_ARM64_SUITE" >"$WORK/build-arm64.log" 2>&1 ||
+		{ cat "$WORK/build-arm64.log" >&2; vm_die "bench-overhead: tests/arm64/build.sh failed"; }
+elif [ ! -f "$TOP/kmod/flamestat.ko" ] || [ ! -x "$TOP/user/flamestat" ]; then
 	vm_die "bench-overhead: build first (make all): no kmod/flamestat.ko or user/flamestat"
+fi
+if [ ! -f "$FS_VM_KO" ] || [ ! -x "$FS_VM_TOOL" ]; then
+	vm_die "bench-overhead: no $FS_VM_KO or $FS_VM_TOOL"
 fi
 for s in flamegraph.pl stackcollapse-perf.pl stackcollapse-bpftrace.pl; do
 	[ -f "$FG/$s" ] || vm_die "bench-overhead: no $FG/$s: put Brendan Gregg's FlameGraph scripts there (git clone https://github.com/brendangregg/FlameGraph $FG) or set FLAMEGRAPH_DIR; they draw perf's, bpftrace's and bcc's flame graphs"
 done
 [ -x "$TOP/tests/vm/rootfs.sh" ] || vm_die "bench-overhead: no tests/vm/rootfs.sh (Debian rootfs guests)"
 say "building the workloads, the floor module and the guest helpers"
-{
-	make -s -j2 -C "$TOP/tests/workloads" O="$BUILD/workloads" &&
-		make -s -C "$TOP/bench/floor" KDIR="${KDIR:-/lib/modules/$(vm_kver)/build}" &&
-		gcc -O2 -Wall -Wextra -Werror -o "$WORK/timeit" "$TOP/bench/overhead/timeit.c"
-} >"$WORK/build.log" 2>&1 || { tail -n 20 "$WORK/build.log" >&2; vm_die "bench-overhead: build failed (log: $WORK/build.log)"; }
+FLOOR_KO=$TOP/bench/floor/flamestat_floor.ko
+if [ "$FS_VM_ARCH" = arm64 ]; then
+	# In tests/arm64/setup.sh's chroots: the floor module in the kernel's
+	# (its headers, its compiler's cross twin), timeit in bookworm's.
+	# shellcheck source-path=SCRIPTDIR source=../tests/lib/suite-chroot.sh
+	. "$TOP/tests/lib/suite-chroot.sh"
+	SUITE_DEBS=$FLAMESTAT_CACHE/arm64/debs
+	FLOOR_KO=$WORK/flamestat_floor.ko
+	src=/root/flamestat-bench-$$
+	(
+		exec {lock_fd}>"$FLAMESTAT_CACHE/arm64/$FS_VM_ARM64_SUITE.lock"
+		flock "$lock_fd"
+		ktree=${ARM64_KTREE:-$ARM64_TREE}
+		rm -rf "${ktree:?}$src"
+		mkdir -p "$ktree$src/bench" "$ktree$src/kmod" "$ktree$src/scripts"
+		cp -a "$TOP/bench/floor" "$ktree$src/bench/"
+		cp -a "$TOP/kmod/conftest.sh" "$ktree$src/kmod/"
+		rm -f "$ktree$src"/bench/floor/*.o "$ktree$src"/bench/floor/*.ko
+		in_tree "$ktree" make -C "/lib/modules/$ARM64_KREL/build" M="$src/bench/floor" \
+			ARCH=arm64 CROSS_COMPILE="$ARM64_CROSS" W=1 modules &&
+			cp "$ktree$src/bench/floor/flamestat_floor.ko" "$FLOOR_KO"
+		r=$?
+		rm -rf "${ktree:?}$src"
+		exec {lock_fd}>&-
+		[ $r = 0 ] || exit 1
+		exec {lock_fd}>"$FLAMESTAT_CACHE/arm64/bookworm.lock"
+		flock "$lock_fd"
+		mkdir -p "$ARM64_TREE$src"
+		cp "$TOP/bench/overhead/timeit.c" "$ARM64_TREE$src/"
+		in_tree "$ARM64_TREE" "${ARM64_CROSS}gcc" -O2 -Wall -Wextra -Werror -o "$src/timeit" \
+			"$src/timeit.c" && cp "$ARM64_TREE$src/timeit" "$WORK/timeit"
+		r=$?
+		rm -rf "${ARM64_TREE:?}$src"
+		exec {lock_fd}>&-
+		[ $r = 0 ]
+	) >"$WORK/build.log" 2>&1
+else
+	{
+		make -s -j2 -C "$TOP/tests/workloads" O="$BUILD/workloads" &&
+			make -s -C "$TOP/bench/floor" KDIR="${KDIR:-/lib/modules/$(vm_kver)/build}" &&
+			gcc -O2 -Wall -Wextra -Werror -o "$WORK/timeit" "$TOP/bench/overhead/timeit.c"
+	} >"$WORK/build.log" 2>&1
+fi || { tail -n 20 "$WORK/build.log" >&2; vm_die "bench-overhead: build failed (log: $WORK/build.log)"; }
 
 # ---- the guest image: one for every phase; the phase is on the kernel
 # command line (fs.bench=PHASE) ----
@@ -164,7 +237,7 @@ img="$WORK/image"
 say "making the guest image (a cached Debian tree with $PACKAGES; the first build takes minutes)"
 "$TOP/tests/vm/rootfs.sh" image -o "$img" -p "$PACKAGES" \
 	-f "$WORK/timeit:/opt/bench/timeit" \
-	-f "$TOP/bench/floor/flamestat_floor.ko:/opt/bench/flamestat_floor.ko" \
+	-f "$FLOOR_KO:/opt/bench/flamestat_floor.ko" \
 	-f "$TOP/bench/overhead/guest.sh:/opt/bench/guest.sh" \
 	-f "$FG/flamegraph.pl:/opt/bench/FlameGraph/flamegraph.pl" \
 	-f "$FG/stackcollapse-perf.pl:/opt/bench/FlameGraph/stackcollapse-perf.pl" \
@@ -181,7 +254,7 @@ for phase in $phases; do
 	overhead)
 		say "overhead: one vCPU under -icount shift=0, $repeats repeat(s) of each workload and profiler"
 		boot overhead --smp 1 --icount
-		cp "$WORK/overhead/results" "$OUT/overhead-results.txt" ;;
+		cp "$WORK/overhead/results" "$OUT/overhead-results$sfx.txt" ;;
 	accuracy)
 		say "accuracy: two vCPUs, flamestat and perf on the same workloads"
 		boot accuracy --smp 2
@@ -208,15 +281,15 @@ done
 # The overhead, accuracy and profile phases' tables (with what earlier
 # runs left in $WORK), when one of them ran.
 if [ $ran_main = 1 ]; then
-	report="$OUT/overhead-report.md"
+	report="$OUT/overhead-report$sfx.md"
 	{
-		echo "<!-- bench-overhead:begin (written by bench/overhead.sh; do not edit by hand) -->"
+		echo "<!-- bench-overhead$sfx:begin (written by bench/overhead.sh; do not edit by hand) -->"
 		echo
 		measured_on
 		echo "$repeats repeat(s); $((SECONDS - t_start)) s for the whole run."
 		if [ -s "$WORK/overhead/results" ]; then
 			echo
-			echo "## Overhead (one vCPU, -icount shift=0)"
+			echo "## ${sfx:+arm64: }Overhead (one vCPU, -icount shift=0)"
 			"$TOP/bench/overhead/report.sh" "$WORK/overhead/results" "$FREQ" "$TARGET_WL"
 		fi
 		if [ -s "$WORK/accuracy/results" ]; then
@@ -231,10 +304,10 @@ if [ $ran_main = 1 ]; then
 		fi
 		errors_of '^(the (overhead|accuracy|profile) |(overhead|accuracy|profile):)'
 		echo
-		echo "<!-- bench-overhead:end -->"
+		echo "<!-- bench-overhead$sfx:end -->"
 	} >"$report"
 	cat "$report"
-	[ $doc = 1 ] && to_doc bench-overhead "$report"
+	[ $doc = 1 ] && to_doc "bench-overhead$sfx" "$report"
 fi
 if [ $ran_truth = 1 ]; then
 	report="$OUT/truth-report.md"

@@ -3,10 +3,18 @@
 # `make check-deb` (and suite 60-deb): the Debian packages end to end, on
 # one or more Debian releases.
 #
-#   tests/deb/run.sh [SUITE...]
+#   tests/deb/run.sh [--arch arm64] [SUITE...]
 #     SUITE  bookworm (the host's; the default), bullseye (5.10, dkms 2.8:
 #            no signing, no dh-dkms) or sid (7.x, the newest dkms);
 #            make check-deb runs all three, make check bookworm only
+#     --arch arm64  (make check-deb-arm64; bookworm only) the arm64
+#            packages: flamestat_VERSION_arm64.deb cross-built by
+#            scripts/build-deb.sh --arch arm64 in tests/arm64/setup.sh's
+#            bookworm chroot (lintian on the host), then installed in an
+#            arm64 rootfs guest (FLAMESTAT_ARCH=arm64 tests/vm/rootfs.sh;
+#            its programs, DKMS's build included, run under qemu-user) with
+#            the guest's kernel alone: no kernel upgrade or removal (a DKMS
+#            build under emulation takes minutes). Labels deb-arm64/.
 #
 # For each suite: builds the flamestat and flamestat-dkms packages with
 # scripts/build-deb.sh there (the host's suite on the host, lintian
@@ -32,15 +40,25 @@ version=$(cat "$TOP/VERSION")
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 # shellcheck source=/dev/null
 host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
+cross=""
+if [ "${1:-}" = --arch ]; then
+	cross=${2:-}
+	shift 2 || shift
+	[ "$cross" = arm64 ] || { echo "tests/deb/run.sh: --arch arm64 (the only other one)" >&2; exit 2; }
+fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=("$host_suite")
+if [ -n "$cross" ] && [ "${suites[*]}" != bookworm ]; then
+	echo "tests/deb/run.sh: --arch $cross: bookworm only (tests/arm64/setup.sh's chroot)" >&2
+	exit 2
+fi
 for suite in "${suites[@]}"; do
 	case $suite in
 	bookworm | bullseye | sid) ;;
 	*) echo "tests/deb/run.sh: unknown suite '$suite' (bookworm, bullseye, sid)" >&2; exit 2 ;;
 	esac
 done
-out="$BUILD/check-deb"
+out="$BUILD/check-deb${cross:+-$cross}"
 rm -rf "$out"
 mkdir -p "$out"
 rc=0
@@ -152,6 +170,91 @@ build_in_suite() {
 	fi
 }
 
+# build_cross LABEL DEBS: the packages cross-built for $cross in the
+# bookworm chroot of tests/arm64/setup.sh (its cross compiler and arm64
+# -dev packages; apt-get build-dep -a adds debhelper and dh-dkms), from a
+# clean copy of the tree; then lintian on the host over what it made.
+build_cross() {
+	local label=$1 debs=$2 log=$2/../build-deb.log env_file tree work src t0=$SECONDS r=0 lock_fd
+	local bdir=$2/../deb-build
+	env_file=$FLAMESTAT_CACHE/arm64/bookworm/env
+	if ! "$TOP/tests/arm64/setup.sh" --suite bookworm >"$log" 2>&1; then
+		fail "$label/build" "tests/arm64/setup.sh failed (log: $log)"
+		return 1
+	fi
+	tree=$(sed -n 's/^ARM64_TREE=//p' "$env_file")
+	exec {lock_fd}>"$FLAMESTAT_CACHE/arm64/bookworm.lock"
+	flock "$lock_fd"
+	work=/root/flamestat-deb-$$
+	src=$work/src
+	rm -rf "${tree:?}$work"
+	mkdir -p "$tree$src"
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		cpio -0 -pdm --quiet "$tree$src") || r=1
+	[ $r = 0 ] && in_tree "$tree" sh -c \
+		"apt-get -o DPkg::Lock::Timeout=600 build-dep -a $cross -y -q --no-install-recommends $src" \
+		>>"$log" 2>&1 || r=1
+	[ $r = 0 ] && in_tree "$tree" sh -c \
+		"BUILD=$work/build $src/scripts/build-deb.sh --arch $cross --no-lintian -o $work/out" \
+		>>"$log" 2>&1 || r=1
+	rm -rf "$bdir"
+	mkdir -p "$debs" "$bdir"
+	cp "$tree$work"/out/*.deb "$debs/" 2>/dev/null
+	cp "$tree$work"/build/deb/*.* "$bdir/" 2>/dev/null
+	cp "$tree$work/build/deb/build.log" "$debs/../dpkg-buildpackage.log" 2>/dev/null
+	rm -rf "${tree:?}$work"
+	exec {lock_fd}>&-
+	local tool=$debs/flamestat_${version}_$cross.deb
+	if [ $r = 0 ] && [ -f "$debs/flamestat-dkms_${version}_all.deb" ] && [ -f "$tool" ]; then
+		local what
+		what="cross, $(dpkg-deb -f "$tool" Architecture): $(dpkg-deb -f "$tool" Depends)"
+		pass "$label/build ($what; $((SECONDS - t0))s)"
+	else
+		fail "$label/build" \
+			"scripts/build-deb.sh --arch $cross in the arm64 chroot made no packages (log: $log)"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return 1
+	fi
+	# As scripts/build-deb.sh runs it.
+	if lintian --display-info --pedantic --display-experimental \
+		--fail-on error,warning,info,pedantic,experimental \
+		"$bdir/flamestat_${version}_$cross.changes" >"$bdir/lintian.log" 2>&1; then
+		pass "$label/lintian"
+	else
+		fail "$label/lintian" "$(grep -E '^[EWIPX]: ' "$bdir/lintian.log" | head -n 5 | tr '\n' '|')"
+		return 1
+	fi
+}
+
+# check_cross: the $cross packages built, then installed and used in a
+# guest of that architecture.
+check_cross() {
+	local label=deb-$cross dir=$out/bookworm debs
+	# The arm64 chroot's own download cache (tests/arm64/setup.sh's).
+	SUITE_DEBS=$FLAMESTAT_CACHE/arm64/debs
+	debs=$dir/debs
+	mkdir -p "$debs"
+	build_cross "$label" "$debs" || rc=1
+	[ -f "$debs/flamestat_${version}_$cross.deb" ] || { rc=1; return; }
+	contents "$label" "$debs/flamestat-dkms_${version}_all.deb" \
+		"$debs/flamestat_${version}_$cross.deb" || rc=1
+	# The guest's workload (chain), built for arm64 by tests/arm64/build.sh.
+	if ! "$TOP/tests/arm64/build.sh" --suite bookworm >"$dir/arm64-build.log" 2>&1 &&
+		[ ! -x "$BUILD/arm64/bookworm/workloads/chain" ]; then
+		fail "$label/workloads" "tests/arm64/build.sh failed (log: $dir/arm64-build.log)"
+		rc=1
+		return
+	fi
+	FLAMESTAT_ARCH=$cross FLAMESTAT_DEBS="$debs" FLAMESTAT_ROOTFS_PKGS="" FLAMESTAT_DEB_ONE_KERNEL=1 \
+		FLAMESTAT_TIMEOUT_SCALE=${FLAMESTAT_TIMEOUT_SCALE:-2} \
+		"$TOP/tests/vm/run-tests.sh" --no-build --out "$dir/vm" \
+		"$TOP"/tests/deb/guest/[0-9]*.sh >"$dir/results" 2>"$dir/vm.log" || rc=1
+	sed -E "s#^(PASS|FAIL|SKIP) deb/#\1 $label/#" "$dir/results"
+	grep -qE '^(PASS|FAIL) ' "$dir/results" ||
+		{ fail "$label/guest" "the guest tests reported nothing (log: $dir/vm.log)"; rc=1; }
+}
+
 # check_suite SUITE: build, then install and use the packages in a guest.
 check_suite() {
 	local suite=$1 label=deb dir debs second=""
@@ -189,14 +292,18 @@ if ! make -s -j2 -C "$TOP/tests/workloads" O="$BUILD/workloads" >"$out/workloads
 	fail deb/workloads "make -C tests/workloads failed (log: $out/workloads.log)"
 	exit 1
 fi
-if [ "${suites[*]}" != "$host_suite" ]; then
+if [ "${suites[*]}" != "$host_suite" ] || [ -n "$cross" ]; then
 	[ "$(id -u)" = 0 ] || { fail deb/setup "needs root (debootstrap, chroot)"; exit 1; }
 	# shellcheck source-path=SCRIPTDIR source=../lib/suite-chroot.sh
 	. "$TOP/tests/lib/suite-chroot.sh"
 fi
-for suite in "${suites[@]}"; do
-	check_suite "$suite"
-done
+if [ -n "$cross" ]; then
+	check_cross
+else
+	for suite in "${suites[@]}"; do
+		check_suite "$suite"
+	done
+fi
 sc=$(check deb/shellcheck shellcheck -x "$TOP/scripts/build-deb.sh" "$TOP/tests/deb/run.sh" \
 	"$TOP/tests/deb/prepare.sh" "$TOP/tests/suites/60-deb.sh" "$TOP/tests/lib/suite-chroot.sh"
 	check deb/shellcheck-guest shellcheck -s sh -x "$TOP"/tests/deb/guest/*.sh)

@@ -28,7 +28,8 @@
 #
 # With FLAMESTAT_ARCH=arm64 (tests/vm/lib.sh) it boots qemu-system-aarch64's
 # virt board instead (TCG, -cpu max), whose one serial port (ttyAMA0) is
-# the console and a virtio console (hvc0) the report channel.
+# the console and a virtio console (hvc0) the report channel; --rootfs
+# then takes an arm64 image (FLAMESTAT_ARCH=arm64 tests/vm/rootfs.sh image).
 #
 # OUTDIR gets console.log (ttyS0: the kernel console, boot messages
 # included), channel.log (ttyS1: the report of guest-init.sh), artifacts/
@@ -60,13 +61,12 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--shell) shell=1 ;;
 	--no-retry) retry=0 ;;
-	-h | --help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "boot: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
 if [ -n "$rootfs" ]; then
-	[ "$FS_VM_ARCH" = x86_64 ] || vm_die "boot: --rootfs guests are x86_64 only"
 	for f in rootfs.img vmlinuz initrd.img kver; do
 		[ -f "$rootfs/$f" ] || vm_die "boot: --rootfs $rootfs has no $f (tests/vm/rootfs.sh image makes it)"
 	done

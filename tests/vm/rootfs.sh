@@ -30,13 +30,23 @@
 # SUITE is bookworm, or $FLAMESTAT_ROOTFS_SUITE (tests/deb/run.sh: bullseye,
 # sid). -k: the guest kernel release (default: the module's vermagic, as
 # for the initramfs; with FLAMESTAT_ROOTFS_SUITE, the suite's own kernel:
-# whatever release its linux-image-amd64 and linux-headers-amd64 install).
+# whatever release its linux-image-ARCH and linux-headers-ARCH install).
 # -p may repeat; packages are space- or comma-separated;
 # $FLAMESTAT_ROOTFS_PKGS are added to them (tests/deb/run.sh: a second
 # kernel of the suite).
 # Trees live in $FLAMESTAT_CACHE/rootfs/KEY/, KEY a hash of the builder
-# version, the release, the kernel and the sorted package list; downloaded
-# .debs are shared in $FLAMESTAT_CACHE/rootfs/debs. Needs root.
+# version, the release, the kernel and the sorted package list (and the
+# architecture when it is not amd64); downloaded .debs are shared in
+# $FLAMESTAT_CACHE/rootfs/debs. Needs root.
+#
+# FLAMESTAT_ARCH=arm64 (tests/vm/lib.sh): arm64 trees (debootstrap --arch
+# arm64, the arm64 kernel flavour) for boot.sh's arm64 guests. The tree's
+# programs (debootstrap's second stage, apt, dpkg, update-initramfs, DKMS)
+# run on the host under qemu-user-static through binfmt_misc: the package
+# comes from tests/arm64/rootfs.list, and the aarch64 entry is registered
+# from its /usr/lib/binfmt.d file, with the F flag (the interpreter is
+# opened at registration, so it works inside chroots), when the host has
+# none.
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +54,12 @@ set -u
 # Bump when trees built by an older version of this script must not be reused.
 ROOTFS_BUILDER=3
 SUITE=${FLAMESTAT_ROOTFS_SUITE:-bookworm}
+# Debian's name of the guests' architecture, which is also its kernel
+# flavour (linux-image-amd64, linux-image-arm64).
+case $FS_VM_ARCH in
+arm64) DEB_ARCH=arm64 ;;
+*) DEB_ARCH=amd64 ;;
+esac
 # The archives of the host's own apt sources (no archive is named here);
 # they serve every suite.
 MIRROR=$("$TOP/scripts/apt-archive.sh" main) || exit 1
@@ -52,9 +68,14 @@ CACHE="$FLAMESTAT_CACHE/rootfs"
 # Downloaded .debs, shared by every tree; ROOTFS_DEBS gives a chroot of
 # another user (tests/fresh) a cache of its own, so that two apt runs never
 # wait for each other's lock on it.
-DEBS=${ROOTFS_DEBS:-$CACHE/debs}
+# Another architecture's trees have their own (and their own build lock,
+# below): an arm64 build under emulation takes long, and the amd64 trees
+# of other runs need not wait for it.
+ARCH_SUFFIX=""
+[ "$DEB_ARCH" = amd64 ] || ARCH_SUFFIX=-$DEB_ARCH
+DEBS=${ROOTFS_DEBS:-$CACHE/debs$ARCH_SUFFIX}
 
-usage() { sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,49p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # rootfs_chroot ROOT CMD...: see the chroot command above.
 rootfs_chroot() {
@@ -95,11 +116,38 @@ pkg_list() {
 	printf '%s\n' "$@" | tr -s ', ' '\n' | sed '/^$/d' | LC_ALL=C sort -u
 }
 
-# tree_key KVER PKGS: the cache key of a tree.
+# tree_key KVER PKGS: the cache key of a tree (amd64's without an
+# architecture line: the keys of the trees built before arm64 stay valid).
 tree_key() {
-	printf 'builder %s\nsuite %s\nmirror %s\nsecurity %s\nkernel %s\n%s\n' \
-		"$ROOTFS_BUILDER" "$SUITE" "$MIRROR" "$SECURITY" "$1" "$2" |
-		sha256sum | cut -c1-16
+	{
+		printf 'builder %s\nsuite %s\nmirror %s\nsecurity %s\nkernel %s\n%s\n' \
+			"$ROOTFS_BUILDER" "$SUITE" "$MIRROR" "$SECURITY" "$1" "$2"
+		[ "$DEB_ARCH" = amd64 ] || echo "arch $DEB_ARCH"
+	} | sha256sum | cut -c1-16
+}
+
+# foreign_ready: the host runs the tree's arm64 programs (qemu-user-static
+# through binfmt_misc: see the top), or dies saying why not.
+foreign_ready() {
+	[ "$DEB_ARCH" != amd64 ] || return 0
+	local bm=/proc/sys/fs/binfmt_misc conf line
+	"$TOP/scripts/install-deps.sh" --only "$TOP/tests/arm64/rootfs.list" >&2 ||
+		vm_die "rootfs: cannot install qemu-user-static (tests/arm64/rootfs.list)"
+	[ -e "$bm/register" ] || mount -t binfmt_misc binfmt_misc "$bm" ||
+		vm_die "rootfs: cannot mount binfmt_misc on $bm"
+	if ! grep -qx enabled "$bm/qemu-aarch64" 2>/dev/null; then
+		conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+		[ -f "$conf" ] || vm_die "rootfs: no $conf (qemu-user-static)"
+		line=$(grep -m1 '^:qemu-aarch64:' "$conf")
+		# The flags are the last field: F added (see the top).
+		case ${line##*:} in *F*) ;; *) line="${line}F" ;; esac
+		[ -e "$bm/qemu-aarch64" ] && echo -1 >"$bm/qemu-aarch64"
+		printf '%s\n' "$line" >"$bm/register" ||
+			vm_die "rootfs: cannot register qemu-aarch64 with binfmt_misc ($line)"
+		vm_msg "rootfs: registered $conf with binfmt_misc (flags ${line##*:})"
+	fi
+	grep -q '^flags:.*F' "$bm/qemu-aarch64" ||
+		vm_die "rootfs: binfmt_misc's qemu-aarch64 lacks the F flag: chroots cannot run arm64 programs ($bm/qemu-aarch64)"
 }
 
 # The kernel image of release $2 in the tree $1: /boot/vmlinuz-KVER, or
@@ -157,12 +205,12 @@ build_tree() {
 	local kver=$1 pkgs=$2 dir=$3 root=$3/tree log=$3/build.log kpkgs
 	local -a all
 	kpkgs="linux-image-$kver linux-headers-$kver"
-	[ "$kver" != suite ] || kpkgs="linux-image-amd64 linux-headers-amd64"
+	[ "$kver" != suite ] || kpkgs="linux-image-$DEB_ARCH linux-headers-$DEB_ARCH"
 	mapfile -t all < <(pkg_list "$kpkgs kmod libelf1" "$pkgs")
-	vm_msg "rootfs: building a $SUITE tree for $kver with: ${all[*]} (log: $log)"
+	vm_msg "rootfs: building a $SUITE $DEB_ARCH tree for $kver with: ${all[*]} (log: $log)"
 	mkdir -p "$DEBS/partial"
-	if ! debootstrap --variant=minbase --cache-dir="$DEBS" "$SUITE" "$root" "$MIRROR" \
-		>>"$log" 2>&1; then
+	if ! debootstrap --arch="$DEB_ARCH" --variant=minbase --cache-dir="$DEBS" "$SUITE" "$root" \
+		"$MIRROR" >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		vm_die "rootfs: debootstrap failed (log: $log)"
 	fi
@@ -176,6 +224,25 @@ build_tree() {
 	mkdir -p "$root/etc/dracut.conf.d"
 	printf '# flamestat guest: boots under QEMU from an ext4 /dev/vda\nhostonly="no"\n' \
 		>"$root/etc/dracut.conf.d/90-flamestat-guest.conf"
+	# Under emulation (arm64), initramfs-tools' default MODULES=most runs
+	# modprobe and modinfo for thousands of modules: one update-initramfs
+	# took 20 minutes. The guest needs the drivers of its root alone:
+	# virtio-blk-pci and ext4 (udev, in the initrd, loads them).
+	if [ "$DEB_ARCH" != amd64 ]; then
+		mkdir -p "$root/etc/initramfs-tools/conf.d" "$root/etc/initramfs-tools/hooks"
+		printf '# flamestat guest: the modules of the hook flamestat-guest only\nMODULES=list\n' \
+			>"$root/etc/initramfs-tools/conf.d/90-flamestat-guest.conf"
+		cat >"$root/etc/initramfs-tools/hooks/flamestat-guest" <<-'EOF'
+		#!/bin/sh
+		# flamestat guest: an ext4 root on virtio-blk-pci (tests/vm/rootfs.sh).
+		[ "$1" = prereqs ] && exit 0
+		. /usr/share/initramfs-tools/hook-functions
+		manual_add_modules virtio_pci virtio_blk ext4 crc32c_generic libcrc32c
+		force_load virtio_pci
+		force_load virtio_blk
+		EOF
+		chmod 755 "$root/etc/initramfs-tools/hooks/flamestat-guest"
+	fi
 	if ! rootfs_chroot "$root" apt-get update -q >>"$log" 2>&1 ||
 		! apt_install "$root" "$log" "${all[@]}"; then
 		tail -n 20 "$log" >&2
@@ -183,9 +250,9 @@ build_tree() {
 	fi
 	if [ "$kver" = suite ]; then
 		# shellcheck disable=SC2016 # dpkg-query's own ${Depends}
-		kver=$(rootfs_chroot "$root" dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+		kver=$(rootfs_chroot "$root" dpkg-query -W -f='${Depends}' "linux-headers-$DEB_ARCH" |
 			vm_headers_release)
-		[ -n "$kver" ] || vm_die "rootfs: no kernel release behind $SUITE's linux-headers-amd64"
+		[ -n "$kver" ] || vm_die "rootfs: no kernel release behind $SUITE's linux-headers-$DEB_ARCH"
 		echo "$kver" >"$dir/kver"
 	fi
 	if ! tree_vmlinuz "$root" "$kver" >/dev/null || [ ! -f "$root/boot/initrd.img-$kver" ]; then
@@ -205,8 +272,14 @@ ensure_tree() {
 	key=$(tree_key "$kver" "$pkgs")
 	dir="$CACHE/$key"
 	mkdir -p "$CACHE"
+	# Built already (complete is written last): no need to wait for the
+	# lock, which another tree's build may hold for many minutes.
+	if [ -f "$dir/complete" ]; then
+		echo "$dir/tree"
+		return 0
+	fi
 	# One build at a time: others wait, then find the tree built.
-	exec 9>"$CACHE/build.lock"
+	exec 9>"$CACHE/build$ARCH_SUFFIX.lock"
 	flock 9
 	if [ ! -f "$dir/complete" ]; then
 		rm -rf "$dir"
@@ -312,9 +385,8 @@ shift
 case "$cmd" in
 tree | image)
 	[ "$(id -u)" = 0 ] || vm_die "rootfs: needs root (debootstrap, chroot)"
-	# The trees are amd64 and boot.sh boots them on qemu-system-x86_64.
-	[ "$FS_VM_ARCH" = x86_64 ] || vm_die "rootfs: Debian rootfs guests are x86_64 only (FLAMESTAT_ARCH=$FS_VM_ARCH)"
 	command -v debootstrap >/dev/null || vm_die "rootfs: debootstrap is not installed (scripts/install-deps.sh)"
+	foreign_ready
 	"cmd_$cmd" "$@" ;;
 chroot)
 	[ $# -ge 2 ] || vm_die "rootfs chroot: ROOT CMD... expected"

@@ -13,10 +13,12 @@
 
 V=$FS_DEB_VERSION
 K=$(uname -r)
+M=$(uname -m)
 check "not loaded at boot" sh -c '! [ -d /sys/module/flamestat ]'
-# DKMS 2 says "flamestat, V, KVER, ...", DKMS 3 "flamestat/V, KVER, ...".
-check "dkms: flamestat/$V installed for $K" sh -c \
-	"dkms status 2>/dev/null | grep -qxF -e 'flamestat/$V, $K, x86_64: installed' -e 'flamestat, $V, $K, x86_64: installed'"
+# DKMS 2 says "flamestat, V, KVER, ...", DKMS 3 "flamestat/V, KVER, ...";
+# then the machine: x86_64 or aarch64.
+check "dkms: flamestat/$V installed for $K ($M)" sh -c \
+	"dkms status 2>/dev/null | grep -qxF -e 'flamestat/$V, $K, $M: installed' -e 'flamestat, $V, $K, $M: installed'"
 # DKMS 3.1 and later compress it as the kernel's modules are (sid: .ko.xz).
 f=$(modinfo -F filename flamestat)
 case "$f" in
