@@ -124,6 +124,16 @@ build_host() {
 	fi
 }
 
+# copy_sources TREE WORK: a clean copy of the tree's sources (what git
+# tracks or would, nothing .gitignore excludes) in TREE's WORK/src.
+copy_sources() {
+	rm -rf "${1:?}$2"
+	mkdir -p "$1$2/src"
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		cpio -0 -pdm --quiet "$1$2/src")
+}
+
 # build_in_suite SUITE LABEL DEBS: the packages built in SUITE's build
 # chroot from a clean copy of the tree, as `make deb` does on that
 # release: its compiler, libraries, debhelper and dh_dkms. Lintian is the
@@ -139,11 +149,7 @@ build_in_suite() {
 	# In the chroot: the sources, build-deb.sh's work area, the packages.
 	work=/root/flamestat-deb-$$
 	src=$work/src
-	rm -rf "${tree:?}$work"
-	mkdir -p "$tree$src"
-	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -0 -pdm --quiet "$tree$src") || r=1
+	copy_sources "$tree" "$work" || r=1
 	# apt-get build-dep DIR reads debian/control there: the release's own
 	# answer to our Build-Depends (bullseye: dh_dkms is in dkms 2.8).
 	[ $r = 0 ] && in_tree "$tree" sh -c "apt-get -o DPkg::Lock::Timeout=600 update -q &&
@@ -187,11 +193,7 @@ build_cross() {
 	flock "$lock_fd"
 	work=/root/flamestat-deb-$$
 	src=$work/src
-	rm -rf "${tree:?}$work"
-	mkdir -p "$tree$src"
-	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -0 -pdm --quiet "$tree$src") || r=1
+	copy_sources "$tree" "$work" || r=1
 	[ $r = 0 ] && in_tree "$tree" sh -c \
 		"apt-get -o DPkg::Lock::Timeout=600 build-dep -a $cross -y -q --no-install-recommends $src" \
 		>>"$log" 2>&1 || r=1
