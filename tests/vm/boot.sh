@@ -91,6 +91,17 @@ rm -rf "$out/artifacts" "$out/console.log" "$out/channel.log" "$out/status" "$ou
 	"$out/registers.txt" "$out/hung-boot"
 
 accel_args=$(vm_accel_args "$accel" "$kernel") || exit 1
+# QEMU before 8.1 can keep a translation of kernel text that another vCPU
+# was patching (a static key or static call flipping): the guest then hangs
+# or crashes (scripts/deps.list). Said once per boot, not refused: a
+# single-vCPU guest is not exposed.
+case $accel_args in
+*tcg*)
+	qver=$("$FS_VM_QEMU" --version | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+	if [ "$smp" != 1 ] && [ -n "$qver" ] && dpkg --compare-versions "$qver" lt 8.1; then
+		vm_msg "warning: QEMU $qver under TCG can hang SMP guests while the kernel patches its text (fixed in 8.1): run scripts/install-deps.sh"
+	fi ;;
+esac
 # Not "quiet": a guest that hangs while booting shows how far it got on the
 # console (the boot messages cost no measurable boot time here).
 if [ "$FS_VM_ARCH" = arm64 ]; then
