@@ -115,16 +115,16 @@ golden() {
 golden fold "$FS" fold "${env_opts[@]}" "$T/snap.fstat"
 golden fold-options "$FS" fold "${env_opts[@]}" --comm-pid --cpu-root --delimiter --no-annotate "$T/snap.fstat"
 # chain's offsets move whenever chain.c or the compiler changes: the
-# golden file names them by symbol (main+2, hot_leaf+N) so that it does not.
-hexadd() { printf '0x%x' $(($1 + $2)); }
+# golden file names them by symbol (the addresses of the spec above, less
+# the base) so that it does not.
 fold_addresses_by_symbol() {
-	local fp
-	fp=$(fp_body "$chain" hot_leaf) || return 1
-	"$FS" fold "${env_opts[@]}" --addresses "$T/snap.fstat" | sed \
-		-e "s/chain+$(hexadd "$(off main)" 2)\b/chain+<main+2>/g" \
-		-e "s/chain+$(hexadd "$(off outer)" 2)\b/chain+<outer+2>/g" \
-		-e "s/chain+$(hexadd "$(off middle)" 2)\b/chain+<middle+2>/g" \
-		-e "s/chain+$(hexadd "$(off hot_leaf)" "$fp")\b/chain+<hot_leaf+fp>/g"
+	local a name sed_args=()
+	for a in leaf:hot_leaf+fp r_mid:middle+2 r_out:outer+2 r_main:main+2; do
+		name=${a#*:}
+		a=${a%%:*}
+		sed_args+=(-e "s/chain+$(printf '0x%x' $((${!a} - base)))\b/chain+<$name>/g")
+	done
+	"$FS" fold "${env_opts[@]}" --addresses "$T/snap.fstat" | sed "${sed_args[@]}"
 	return "${PIPESTATUS[0]}"
 }
 golden fold-addresses fold_addresses_by_symbol
