@@ -30,8 +30,14 @@ version_ok() {
 	[ -z "$2" ] || dpkg --compare-versions "${have##* }" ge "$2"
 }
 
-# candidate PACKAGE: the version apt would install now.
-candidate() { apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" {print $2}'; }
+# candidate [-t SUITE] PACKAGE: the version apt would install (from SUITE).
+candidate() { apt-cache policy "$@" 2>/dev/null | awk '$1 == "Candidate:" {print $2}'; }
+
+# at_least VERSION MIN: VERSION (a candidate, maybe empty or "(none)") is MIN
+# or later.
+at_least() {
+	[ -n "$1" ] && [ "$1" != "(none)" ] && dpkg --compare-versions "$1" ge "$2"
+}
 
 missing='' wants=''
 # shellcheck disable=SC2086 # the lists, one word each
@@ -58,11 +64,7 @@ if [ -n "$missing" ]; then
 	backports=
 	for w in $wants; do
 		pkg=${w%%>=*} min=${w#*>=}
-		cand=$(candidate "$pkg")
-		if [ -n "$cand" ] && [ "$cand" != "(none)" ] &&
-			dpkg --compare-versions "$cand" ge "$min"; then
-			continue
-		fi
+		at_least "$(candidate "$pkg")" "$min" && continue
 		if [ -z "$backports" ]; then
 			# shellcheck source=/dev/null
 			suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")-backports
@@ -70,10 +72,7 @@ if [ -n "$missing" ]; then
 			echo "deb $uri $suite main" >/etc/apt/sources.list.d/flamestat-backports.list
 			$apt update -q >/dev/null
 		fi
-		cand=$(apt-cache policy -t "$suite" "$pkg" 2>/dev/null |
-			awk '$1 == "Candidate:" {print $2}')
-		if [ -z "$cand" ] || [ "$cand" = "(none)" ] ||
-			! dpkg --compare-versions "$cand" ge "$min"; then
+		if ! at_least "$(candidate -t "$suite" "$pkg")" "$min"; then
 			echo "flamestat: $pkg $min or later is in neither this release nor $suite (have: $(candidate "$pkg"))" >&2
 			exit 1
 		fi
