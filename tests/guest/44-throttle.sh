@@ -57,8 +57,13 @@ FS_BG="$FS_BG $!"
 sleep 2
 expect_eq "throttled again under the deep stack" "$(fs_stat throttled_now)" 1
 check "deepstack exits 0" wl_wait
-# Over the next 3 s, idle: at most a few periods throttled, where the
-# deep stack had most of them throttled.
+# Over the next 3 s, idle: under a quarter of the periods throttled,
+# where the deep stack had 15 of 16 throttled (skip 16) and a module that
+# came back only to every other period would throttle half of them. Not
+# none: on PREEMPT_RT the sampled CPU is not idle but runs its per-CPU
+# threads (ksoftirqd, rcuc, ktimers, irq_work), whose samples cost several
+# times an idle one under TCG and briefly cross 10% of a 50 us period
+# (6% and 12% of the periods throttled in two 6.12-rt runs).
 sleep 1
 s0=$(fs_stat samples)
 t0=$(fs_stat dropped_throttled)
@@ -66,7 +71,7 @@ sleep 3
 ds=$(($(fs_stat samples) - s0))
 dt=$(($(fs_stat dropped_throttled) - t0))
 log "idle again: $dt of $ds periods throttled, throttled_now $(fs_stat throttled_now)"
-expect_le "idle again: the full rate is back (< 10% of periods throttled, x10)" $((dt * 10)) "$ds"
+expect_le "idle again: the full rate is back (< 25% of periods throttled, x4)" $((dt * 4)) "$ds"
 check "unload" fs_unload
 
 # shellcheck disable=SC2086 # module parameters
