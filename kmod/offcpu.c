@@ -330,6 +330,9 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 						 flags & FLAMESTAT_STACKF_COMPAT);
 	}
 	fst_key_header(key, prev, cfg, c, nk, nu, flags);
+	/* Wall mode: its time on the CPU that the timer could not sample. */
+	if (fst_cfg_oncpu(cfg))
+		fst_sampler_charge_switch(c, key, now);
 	slot->start_ns = now;
 	slot->task = prev;
 

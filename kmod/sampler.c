@@ -289,7 +289,12 @@ static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 	if (!READ_ONCE(s->running))
 		return HRTIMER_NORESTART;
 	t0 = fst_clock();
+	/* Periods a switch-out counted already: the timer starts after them. */
+	if (c->charged_until > ktime_to_ns(hrtimer_get_expires(timer)))
+		hrtimer_set_expires(timer, ns_to_ktime(c->charged_until));
 	missed = hrtimer_forward_now(timer, ns_to_ktime(period * skip));
+	if (!missed)
+		return HRTIMER_RESTART;
 	t = &c->tab[c->active];
 	t->counts.samples += 1 + missed * (skip - 1);
 	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += missed * (skip - 1);
@@ -360,11 +365,80 @@ static bool fst_cpu_is_written(int cpu, void *info)
 	return fst_cpu_written(per_cpu_ptr(s->cpus, cpu));
 }
 
+/**
+ * fst_sampler_charge_switch() - a sample for a task leaving an overdue CPU
+ * @c: this CPU
+ * @off: the switching-out task's stack, as its off-CPU slot keeps it
+ * @now: ktime_get_mono_fast_ns() at the switch
+ *
+ * The timer interrupt cannot come while interrupts are off, and the
+ * scheduler switches tasks with them off: a timer that expires in that
+ * window fires once the next task runs, and its sample lands there (on
+ * the idle task, usually, when the task blocked: dropped). The periods
+ * from its expiry to the switch were the switching-out task's time on
+ * the CPU all the same, and in wall mode (on- plus off-CPU time: its
+ * whole lifetime) they are counted here, on the stack it switches out
+ * with, as the timer would have counted them: one sample for the
+ * intervals up to the first expiry after @now, which the timer then
+ * starts from. Under emulation, where the scheduler's interrupts-off
+ * stretch is long, those periods were a third of a pipe ping-pong's CPU
+ * time (docs/DESIGN.md).
+ *
+ * Context: the sched_switch probe, runqueue lock held, interrupts off,
+ * so never inside this CPU's timer callback; must not sleep, allocate or
+ * take sleeping locks.
+ */
+void fst_sampler_charge_switch(struct fst_cpu *c, const struct fst_entry *off,
+			       u64 now)
+{
+	struct fst_sampler *s = c->s;
+	u64 due, interval, intervals, skip = c->skip;
+	struct fst_entry *key = c->scratch;
+	struct fst_table *t;
+	int added;
+	u32 at;
+
+	if (!c->armed)
+		return;
+	due = max_t(u64, ktime_to_ns(hrtimer_get_expires(&c->timer)),
+		    c->charged_until);
+	if (now < due)
+		return;
+	interval = s->cfg.period_ns * skip;
+	intervals = div64_u64(now - due, interval) + 1;
+	c->charged_until = due + intervals * interval;
+
+	t = &c->tab[c->active];
+	t->counts.samples += 1 + intervals * (skip - 1);
+	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += intervals * (skip - 1);
+	t->counts.overruns += intervals - 1;
+	memcpy(key, off, fst_entry_words(off) * sizeof(u64));
+	key->flags &= ~(FLAMESTAT_STACKF_OFFCPU | FLAMESTAT_STACKF_OFF_D |
+			FLAMESTAT_STACKF_OFF_R);
+	key->hash = fst_entry_hash(key);
+	added = fst_table_add(t, key, 1, intervals * skip, &at);
+	if (added < 0) {
+		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
+			 FLAMESTAT_DROP_CPU_TABLE_FULL);
+		return;
+	}
+	if (added && key->proc_id)
+		fst_procdb_check_frames(s->procdb, key->proc_id,
+					&key->frames[key->nr_kernel],
+					key->nr_user);
+	t->counts.recorded++;
+	if (unlikely((key->flags & FST_STACKF_COUNTED) ||
+		     (key->nr_user && !key->proc_id)))
+		fst_count_marks(&t->counts, key->flags,
+				key->nr_user && !key->proc_id);
+}
+
 /* Hard-irq: a CPU's timer starts a run unthrottled. */
 static void fst_cpu_arm(struct fst_cpu *c)
 {
 	c->skip = 1;
 	c->cost_avg8 = 0;
+	c->charged_until = 0;
 	fst_recent_reset(&c->recent);
 	WRITE_ONCE(c->armed, true);
 }
@@ -403,7 +477,8 @@ static void fst_cpu_count_unsampled(void *info)
 	if (!c->armed)
 		return;
 	WRITE_ONCE(c->armed, false);
-	due = ktime_to_ns(hrtimer_get_expires(&c->timer));
+	due = max_t(u64, ktime_to_ns(hrtimer_get_expires(&c->timer)),
+		    c->charged_until);
 	if (due > s->stop_ns)
 		return;
 	/* The firings due were missed; the periods between were throttled. */

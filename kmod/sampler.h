@@ -51,6 +51,12 @@ struct fst_cpu {
 	 */
 	u32 skip;
 	u64 cost_avg8;
+	/*
+	 * Wall mode: the periods before this time were counted by the
+	 * switch-out of a task the overdue timer could not interrupt
+	 * (fst_sampler_charge_switch()); 0 when none were. This CPU only.
+	 */
+	u64 charged_until;
 	struct fst_proc_cache cache; /* last address space seen */
 	struct fst_recent recent; /* last stacks counted in tab[active] */
 	struct fst_entry *scratch; /* the key being built */
@@ -152,6 +158,8 @@ void fst_sampler_stop(struct fst_sampler *s, u64 stop_ns);
 void fst_sampler_stop_cpu(struct fst_sampler *s, unsigned int cpu);
 void fst_sampler_swap(struct fst_sampler *s);
 bool fst_sampler_throttled(struct fst_sampler *s);
+void fst_sampler_charge_switch(struct fst_cpu *c, const struct fst_entry *off,
+			       u64 now);
 void fst_sampler_forget_procs(struct fst_sampler *s);
 u32 fst_sampler_nr_cpus(struct fst_sampler *s);
 
