@@ -44,14 +44,7 @@ mkdir -p "$src" "$out"
 out=$(cd "$out" && pwd)
 
 # A clean copy: what a fresh checkout (plus uncommitted work) holds.
-if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -0 -pdm --quiet "$src") || die "cannot copy the tree to $src"
-else
-	tar -C "$TOP" --exclude-vcs --exclude-vcs-ignores -cf - . |
-		tar -C "$src" -xf - || die "cannot copy the tree to $src"
-fi
+"$TOP/scripts/copy-tree.sh" "$TOP" "$src" || die "cannot copy the tree to $src"
 
 cd "$src" || exit 1
 cross=()

@@ -129,9 +129,7 @@ build_host() {
 copy_sources() {
 	rm -rf "${1:?}$2"
 	mkdir -p "$1$2/src"
-	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		cpio -0 -pdm --quiet "$1$2/src")
+	"$TOP/scripts/copy-tree.sh" "$TOP" "$1$2/src"
 }
 
 # build_in_suite SUITE LABEL DEBS: the packages built in SUITE's build

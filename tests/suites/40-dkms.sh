@@ -107,9 +107,7 @@ host_state() {
 host_before=$(host_state)
 mkdir -p "$work/dkms" "$work/src" "$work/modules" "$work/tree"
 # A clean tree: what a checkout holds, no build products.
-(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-	cpio -0 -pdm --quiet "$work/tree")
+"$TOP/scripts/copy-tree.sh" "$TOP" "$work/tree"
 if (cd "$work/tree" && dkms_s add .) >"$work/add.log" 2>&1 &&
 	[ -f "$work/src/flamestat-$version/dkms.conf" ]; then
 	pass dkms/add
