@@ -25,7 +25,11 @@
  *   direct  off-direct                direct_write: 256 KiB O_DIRECT pwrite
  *                                     to -f FILE (D)
  *   short   off-short                 short_sleep: nanosleep of -s US
- *                                     microseconds (100), for min_block_us
+ *                                     microseconds (100), for min_block_us;
+ *                                     with -L US every 8th call sleeps
+ *                                     that long instead (blocks surely
+ *                                     over the threshold, however fast
+ *                                     the machine)
  *   spin    off-spin                  spin_work: ~-w MS of CPU, then
  *                                     spin_sleep: nanosleep of 10 ms (wall)
  *   storm   off-storm                 storm_read: a pipe ping-pong with no
@@ -60,7 +64,7 @@
  * life_ns is the thread's lifetime from its first instruction to its
  * last, cpu_ns its CPU time.
  *
- *   offcpu [-k] [-p PARTS] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]
+ *   offcpu [-k] [-p PARTS] [-f FILE] [-t US] [-s US] [-L US] [-w MS] [-l LOOPS] [SECONDS]
  *
  * PARTS: comma-separated (default sleep,pipe,mutex); SECONDS: how long
  * each part runs (default 2); -l: iterations per part instead. -k: after
@@ -74,7 +78,7 @@
 
 #include "common.h"
 
-#define USAGE "offcpu [-k] [-p sleep,pipe,mutex,disk,direct,short,spin,storm] [-f FILE] [-t US] [-s US] [-w MS] [-l LOOPS] [SECONDS]"
+#define USAGE "offcpu [-k] [-p sleep,pipe,mutex,disk,direct,short,spin,storm] [-f FILE] [-t US] [-s US] [-L US] [-w MS] [-l LOOPS] [SECONDS]"
 #define MS 1000000ULL
 #define IO_SIZE (256UL << 10)
 #define MAX_FUNCS 32
@@ -84,6 +88,7 @@ static unsigned long long deadline;
 static unsigned long loops;
 static unsigned long long threshold_ns = 1000000ULL;
 static unsigned long short_ns = 100000UL;
+static unsigned long long_ns; /* -L: every 8th short_sleep, 0: none */
 static unsigned long spin_ms = 5;
 static const char *file;
 
@@ -518,10 +523,10 @@ static void part_direct(const char *comm)
 
 /* ---- short blocks, and a thread that both runs and sleeps ---- */
 
-NOINLINE void short_sleep(void)
+NOINLINE void short_sleep(unsigned long ns)
 {
 	FORCE_FRAME();
-	nsleep(short_ns);
+	nsleep(ns);
 }
 
 static void part_short(const char *comm)
@@ -532,7 +537,7 @@ static void part_short(const char *comm)
 
 	for (i = 0; more(i); i++) {
 		t = t_start();
-		short_sleep();
+		short_sleep(long_ns && i % 8 == 7 ? long_ns : short_ns);
 		t_end(f, t);
 	}
 }
@@ -680,13 +685,14 @@ int main(int argc, char **argv)
 	unsigned int i, n = 0;
 	int opt, keep = 0;
 
-	while ((opt = getopt(argc, argv, "kp:f:t:s:w:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "kp:f:t:s:L:w:l:")) != -1) {
 		switch (opt) {
 		case 'k': keep = 1; break;
 		case 'p': want = optarg; break;
 		case 'f': file = optarg; break;
 		case 't': threshold_ns = parse_count(optarg, 60000000, USAGE) * 1000ULL; break;
 		case 's': short_ns = parse_count(optarg, 1000000, USAGE) * 1000UL; break;
+		case 'L': long_ns = parse_count(optarg, 1000000, USAGE) * 1000UL; break;
 		case 'w': spin_ms = parse_count(optarg, 10000, USAGE); break;
 		case 'l': loops = parse_count(optarg, 1UL << 30, USAGE); break;
 		default: die_usage(USAGE);
