@@ -386,11 +386,7 @@ static void fst_off_in(struct fst_sampler *s, struct fst_offcpu *o,
 						key->nr_user);
 	}
 	fst_off_put(o, slot);
-	/* An early drain before the table fills up, as the timer asks. */
-	if (!c->drain_kicked && t->used > t->arena_words / 2) {
-		c->drain_kicked = true;
-		irq_work_queue(&s->drain_kick);
-	}
+	fst_cpu_table_grew(c, t);
 }
 
 /*

@@ -86,6 +86,32 @@ static void fst_count_marks(struct fst_counts *cnt, u32 flags, bool unmapped)
 }
 
 /*
+ * Hard-irq, or the sched_switch probe with interrupts off: @key went into
+ * table @t (fst_table_add(): @added 1 new, 0 counted on an existing entry,
+ * negative dropped). Counts what was recorded and how it is marked, asks
+ * for a rescan when a new stack's user frames lie outside its process's
+ * maps, and for an early drain when the table fills up.
+ */
+static void fst_sample_added(struct fst_cpu *c, struct fst_table *t,
+			     const struct fst_entry *key, int added,
+			     bool unmapped)
+{
+	if (added < 0) {
+		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
+			 FLAMESTAT_DROP_CPU_TABLE_FULL);
+	} else {
+		if (added && key->proc_id)
+			fst_procdb_check_frames(c->s->procdb, key->proc_id,
+						&key->frames[key->nr_kernel],
+						key->nr_user);
+		t->counts.recorded++;
+		if (unlikely((key->flags & FST_STACKF_COUNTED) || unmapped))
+			fst_count_marks(&t->counts, key->flags, unmapped);
+	}
+	fst_cpu_table_grew(c, t);
+}
+
+/*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
  * Takes one sample on this CPU into table @t, worth @periods periods.
  */
@@ -197,29 +223,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 		if (added >= 0)
 			fst_recent_note(&c->recent, t, key, at, same_chain);
 	}
-	if (added < 0) {
-		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
-			 FLAMESTAT_DROP_CPU_TABLE_FULL);
-	} else {
-		if (added && key->proc_id)
-			fst_procdb_check_frames(s->procdb, key->proc_id,
-						&key->frames[nk], nu);
-		t->counts.recorded++;
-		if (unlikely((flags & FST_STACKF_COUNTED) ||
-			     (want_user && !key->proc_id)))
-			fst_count_marks(&t->counts, flags,
-					want_user && !key->proc_id);
-	}
-
-	/*
-	 * Ask for an early drain before the table fills up. No workqueue
-	 * call here: the irq_work queues the drain once, from whichever CPU
-	 * asked first, after this interrupt (on PREEMPT_RT, in a thread).
-	 */
-	if (!c->drain_kicked && t->used > t->arena_words / 2) {
-		c->drain_kicked = true;
-		irq_work_queue(&s->drain_kick);
-	}
+	fst_sample_added(c, t, key, added, want_user && !key->proc_id);
 	return;
 
 drop_idle:
@@ -270,6 +274,20 @@ static void fst_throttle(struct fst_cpu *c, u64 ns, u64 budget)
 }
 
 /*
+ * Hard-irq, or the sched_switch probe with interrupts off. One sample
+ * stands for @intervals intervals of @skip periods each (@intervals >= 1):
+ * it is one sample, skip - 1 periods of each interval were throttled,
+ * and the intervals after the first are overruns, so that samples
+ * (throttled included) plus overruns are exactly the periods.
+ */
+static void fst_count_periods(struct fst_counts *cnt, u64 intervals, u64 skip)
+{
+	cnt->samples += 1 + intervals * (skip - 1);
+	cnt->dropped[FLAMESTAT_DROP_THROTTLED] += intervals * (skip - 1);
+	cnt->overruns += intervals - 1;
+}
+
+/*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
  *
  * The timer fires every skip periods, on the grid of this CPU's phase.
@@ -296,10 +314,7 @@ static enum hrtimer_restart fst_timer_fn(struct hrtimer *timer)
 	if (!missed)
 		return HRTIMER_RESTART;
 	t = &c->tab[c->active];
-	t->counts.samples += 1 + missed * (skip - 1);
-	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += missed * (skip - 1);
-	if (missed > 1)
-		t->counts.overruns += missed - 1;
+	fst_count_periods(&t->counts, missed, skip);
 	/*
 	 * The sample stands for the periods from its expiry to the next
 	 * one: those a late timer missed (all before now) and the throttled
@@ -409,28 +424,13 @@ void fst_sampler_charge_switch(struct fst_cpu *c, const struct fst_entry *off,
 	c->charged_until = due + intervals * interval;
 
 	t = &c->tab[c->active];
-	t->counts.samples += 1 + intervals * (skip - 1);
-	t->counts.dropped[FLAMESTAT_DROP_THROTTLED] += intervals * (skip - 1);
-	t->counts.overruns += intervals - 1;
+	fst_count_periods(&t->counts, intervals, skip);
 	memcpy(key, off, fst_entry_words(off) * sizeof(u64));
 	key->flags &= ~(FLAMESTAT_STACKF_OFFCPU | FLAMESTAT_STACKF_OFF_D |
 			FLAMESTAT_STACKF_OFF_R);
 	key->hash = fst_entry_hash(key);
 	added = fst_table_add(t, key, 1, intervals * skip, &at);
-	if (added < 0) {
-		fst_drop(t, added == -E2BIG ? FLAMESTAT_DROP_PROBE :
-			 FLAMESTAT_DROP_CPU_TABLE_FULL);
-		return;
-	}
-	if (added && key->proc_id)
-		fst_procdb_check_frames(s->procdb, key->proc_id,
-					&key->frames[key->nr_kernel],
-					key->nr_user);
-	t->counts.recorded++;
-	if (unlikely((key->flags & FST_STACKF_COUNTED) ||
-		     (key->nr_user && !key->proc_id)))
-		fst_count_marks(&t->counts, key->flags,
-				key->nr_user && !key->proc_id);
+	fst_sample_added(c, t, key, added, key->nr_user && !key->proc_id);
 }
 
 /* Hard-irq: a CPU's timer starts a run unthrottled. */

@@ -99,6 +99,20 @@ struct fst_sampler {
 };
 
 /*
+ * Hard-irq or the scheduler, on @c's CPU: something was written to @c's
+ * table @t. Past half full, ask for an early drain, once per swap. No
+ * workqueue call here: the irq_work queues the drain once, from whichever
+ * CPU asked first, after this interrupt (on PREEMPT_RT, in a thread).
+ */
+static inline void fst_cpu_table_grew(struct fst_cpu *c, struct fst_table *t)
+{
+	if (!c->drain_kicked && t->used > t->arena_words / 2) {
+		c->drain_kicked = true;
+		irq_work_queue(&c->s->drain_kick);
+	}
+}
+
+/*
  * Hard-irq or the scheduler: a task that runs kernel code only, whose user
  * registers are not its own (see fst_sample()). @in_kernel: it was not
  * interrupted in user mode.
