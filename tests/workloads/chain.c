@@ -50,6 +50,20 @@ NOINLINE void pac_probe(uintptr_t *saved, uintptr_t *stripped)
 	sink = (unsigned long)getpid();
 }
 
+/*
+ * pac_probe() @depth frames further down the stack: another stack pointer,
+ * which is the signature's modifier, so another code.
+ */
+NOINLINE void pac_probe_at(int depth, uintptr_t *saved, uintptr_t *stripped)
+{
+	FORCE_FRAME();
+	if (depth)
+		pac_probe_at(depth - 1, saved, stripped);
+	else
+		pac_probe(saved, stripped);
+	sink++;
+}
+
 NOINLINE unsigned long hot_leaf(unsigned long seed)
 {
 	return spin_body(SPIN_ITERS, seed);
@@ -94,7 +108,18 @@ int main(int argc, char **argv)
 		duration = parse_seconds(argv[optind], USAGE);
 
 	if (pac) {
-		pac_probe(&saved, &stripped);
+		/*
+		 * The code is a few bits only: under a 52-bit user address
+		 * space (LPA2: Debian's 7.x arm64 kernel on QEMU's -cpu max)
+		 * bits 54-52, the top byte being the tag's, so one signature
+		 * in eight is zero and looks unsigned. Sixteen, from as many
+		 * stack depths, are all zero once in 8^16.
+		 */
+		for (i = 0; i < 16; i++) {
+			pac_probe_at((int)i, &saved, &stripped);
+			if (saved != stripped)
+				break;
+		}
 		printf("pac saved=%#llx stripped=%#llx\n", (unsigned long long)saved,
 		       (unsigned long long)stripped);
 		fflush(stdout);
