@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 
 #include "device.h"
+#include "kstack_cache.h"
 #include "output.h"
 #include "session.h"
 
@@ -521,6 +522,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		"table_full", "probe", "evicted", "throttled",
 	};
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct fst_kcache_counts kc;
 	int i, n;
 
 	if (!st)
@@ -554,6 +556,11 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   "offcpu_ns %llu\noffcpu_tasks %llu\noffcpu_tasks_max %llu\n",
 			   st->offcpu_ns, st->offcpu_tasks,
 			   st->offcpu_tasks_max);
+	/* Since the module was loaded; not in struct flamestat_stats. */
+	fst_kcache_counts(&kc);
+	n += sysfs_emit_at(buf, n,
+			   "kstack_cache_hits %llu\nkstack_cache_walks %llu\nkstack_cache_wrong %llu\n",
+			   kc.hits, kc.walks, kc.wrong);
 	kfree(st);
 	return n;
 }

@@ -112,6 +112,10 @@ static unsigned int offcpu_tasks = FLAMESTAT_DEFAULT_OFFCPU_TASKS;
 module_param(offcpu_tasks, uint, 0444);
 MODULE_PARM_DESC(offcpu_tasks, "offcpu, wall: tasks that can be blocked at once with their stacks kept, 16..1048576; more are counted, not recorded (default 4096)");
 
+static unsigned int kstack_cache = 1;
+module_param(kstack_cache, uint, 0444);
+MODULE_PARM_DESC(kstack_cache, "offcpu, wall: 1: a kernel stack met again at a switch is recognised, not walked again (ORC kernels); 0: every one walked; 2: both, and differences counted (default 1)");
+
 static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {
 	struct flamestat_config *u;
@@ -182,6 +186,7 @@ static int __init fst_init(void)
 		.maps_kb = maps_kb,
 		.cpu_max_percent = cpu_max_percent < 100 ? cpu_max_percent : 0,
 		.offcpu_tasks = offcpu_tasks,
+		.kstack_cache = kstack_cache,
 	};
 	struct fst_cfg *cfg;
 	int err;

@@ -46,6 +46,7 @@
 
 #include "arch.h"
 #include "compat.h"
+#include "kstack_cache.h"
 #include "offcpu.h"
 
 /* Buckets share this many locks; a bucket's lock is locks[b % n]. */
@@ -70,6 +71,9 @@ struct fst_offcpu {
 	u16 user_depth;
 	u16 waker_depth;		/* 0: no waker stacks */
 	u64 min_block_ns;
+	/* Kernel stacks met last on each CPU; NULL: kstack_cache=0, or no ORC. */
+	struct fst_kcache __percpu *kcache;
+	enum fst_kcache_mode kcache_mode;
 	u8 *slots;
 	unsigned long *used;		/* bitmap of taken slots */
 	u32 *heads;			/* bucket -> first slot index + 1 */
@@ -95,6 +99,9 @@ struct fst_tp {
 	unsigned long wrap_start, wrap_end;
 	bool wrap_learned;
 };
+
+/* kstack_cache= (fst_offcpu_set_kcache()), read when a run starts. */
+static enum fst_kcache_mode fst_kcache_mode = FST_KCACHE_ON;
 
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
 static struct fst_tp fst_tp_wakeup = { .name = "sched_waking" };
@@ -223,20 +230,16 @@ static noinline void fst_off_learn_wrapper(struct fst_tp *tp,
 }
 
 /*
- * Scheduler: the current kernel stack, from the frame that called the
- * tracepoint (in __schedule() or try_to_wake_up()), into @frames. Our own
- * frames, the tracepoint iterator's and an out-of-line trace_<name>()'s
- * are left out. @tmp: room for @max + FST_OFF_SKIP_MAX frames.
+ * Scheduler: how many of the @n frames at @buf, a walk of the current
+ * kernel stack, are ours, the tracepoint iterator's and an out-of-line
+ * trace_<name>()'s, above the frame that called the tracepoint.
  */
-static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
-				   unsigned int max, u64 *tmp, u32 *flags)
+static unsigned int fst_off_skip(struct fst_tp *tp, const unsigned long *buf,
+				 unsigned int n)
 {
-	unsigned long *buf = (unsigned long *)tmp;
-	unsigned int n, skip = 0;
+	unsigned int skip = 0;
 	unsigned long wrap_end;
 
-	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-	n = stack_trace_save(buf, max + FST_OFF_SKIP_MAX, 0);
 	while (skip < n && skip < FST_OFF_SKIP_MAX &&
 	       (within_module(buf[skip], THIS_MODULE) ||
 		(buf[skip] >= tp->iter_start && buf[skip] < tp->iter_end)))
@@ -248,6 +251,23 @@ static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
 	if (skip < n && skip < FST_OFF_SKIP_MAX && buf[skip] < wrap_end &&
 	    buf[skip] >= READ_ONCE(tp->wrap_start))
 		skip++;
+	return skip;
+}
+
+/*
+ * Scheduler: the current kernel stack, from the frame that called the
+ * tracepoint (in __schedule() or try_to_wake_up()), into @frames, walked
+ * by stack_trace_save(). @tmp: room for @max + FST_OFF_SKIP_MAX frames.
+ */
+static unsigned int fst_off_kwalk(struct fst_tp *tp, u64 *frames,
+				  unsigned int max, u64 *tmp, u32 *flags)
+{
+	unsigned long *buf = (unsigned long *)tmp;
+	unsigned int n, skip;
+
+	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
+	n = stack_trace_save(buf, max + FST_OFF_SKIP_MAX, 0);
+	skip = fst_off_skip(tp, buf, n);
 	n -= skip;
 	if (n > max) {
 		n = max;
@@ -255,6 +275,86 @@ static unsigned int fst_off_kstack(struct fst_tp *tp, u64 *frames,
 	}
 	memcpy(frames, buf + skip, n * sizeof(u64));
 	return n;
+}
+
+#ifdef FST_ARCH_HAVE_KSLOTS
+/*
+ * Scheduler, in task context: the same through this CPU's cache of
+ * stacks (kstack_cache.c): a stack met before is read from the cache;
+ * another is walked with the places of its return addresses, and kept.
+ * -1: the stack is deeper than the cache walks (fst_off_kwalk() then).
+ */
+static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
+			   u64 *frames, unsigned int max, u64 *tmp,
+			   u32 *flags)
+{
+	struct fst_kcache *kc = this_cpu_ptr(o->kcache);
+	unsigned long *buf = (unsigned long *)tmp;
+	unsigned long anchor = fst_kcache_anchor();
+	u32 kind = tp == &fst_tp_wakeup ? 2 : 1;
+	unsigned int n, skip, lim, n2, vmax;
+	bool complete, wrong = false;
+	u32 flags2 = 0;
+	int hit;
+
+	BUILD_BUG_ON(FST_KCACHE_FRAMES + FST_OFF_SKIP_MAX > FST_KCACHE_WALK);
+	if (!anchor)
+		return -1;
+	hit = fst_kcache_lookup(kc, kind, anchor, frames, max);
+	if (hit >= 0) {
+		/*
+		 * kstack_cache=2: walked as well (as deep as to tell a deeper
+		 * stack), and a difference counted.
+		 */
+		if (o->kcache_mode == FST_KCACHE_CHECK) {
+			vmax = min_t(unsigned int, max, FST_KCACHE_FRAMES + 1);
+			n2 = fst_off_kwalk(tp, tmp, vmax, tmp + vmax, &flags2);
+			wrong = n2 != hit || flags2 ||
+				memcmp(tmp, frames, n2 * sizeof(u64));
+		}
+		fst_kcache_count(1, 0, wrong);
+		return hit;
+	}
+	lim = min_t(unsigned int, max + FST_OFF_SKIP_MAX, FST_KCACHE_WALK);
+	n = fst_walk_kernel_slots(tmp, kc->walk_slots, lim, &complete);
+	if (!complete && lim < max + FST_OFF_SKIP_MAX)
+		return -1;
+	fst_kcache_count(0, 1, 0);
+	skip = fst_off_skip(tp, buf, n);
+	n -= skip;
+	if (n > max) {
+		n = max;
+		*flags |= FLAMESTAT_STACKF_KERNEL_TRUNCATED;
+	} else if (complete) {
+		fst_kcache_store(kc, kind, anchor, tmp + skip,
+				 kc->walk_slots + skip, n);
+	}
+	memcpy(frames, tmp + skip, n * sizeof(u64));
+	return n;
+}
+#endif
+
+/*
+ * Scheduler: the current kernel stack, from the frame that called the
+ * tracepoint, into @frames; our own frames, the tracepoint iterator's and
+ * an out-of-line trace_<name>()'s are left out. @tmp: room for
+ * @max + FST_OFF_SKIP_MAX frames, and for 2 * FST_KCACHE_FRAMES + 2 +
+ * FST_OFF_SKIP_MAX (the scratch key's frames, beyond a waker's, hold both).
+ */
+static unsigned int fst_off_kstack(struct fst_offcpu *o, struct fst_tp *tp,
+				   u64 *frames, unsigned int max, u64 *tmp,
+				   u32 *flags)
+{
+#ifdef FST_ARCH_HAVE_KSLOTS
+	int n;
+
+	if (o->kcache && in_task()) {
+		n = fst_off_kcached(o, tp, frames, max, tmp, flags);
+		if (n >= 0)
+			return n;
+	}
+#endif
+	return fst_off_kwalk(tp, frames, max, tmp, flags);
 }
 
 /* Scheduler: count a block that ends up in no stack. */
@@ -318,7 +418,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 		key->frames[0] = 0;
 		nk = 1;
 	} else if (cfg->flags & FLAMESTAT_CFG_KERNEL) {
-		nk = fst_off_kstack(&fst_tp_switch, key->frames,
+		nk = fst_off_kstack(o, &fst_tp_switch, key->frames,
 				    o->kernel_depth, c->scratch->frames,
 				    &flags);
 	}
@@ -448,7 +548,7 @@ static void fst_off_wakeup(void *data, struct task_struct *p)
 		return;
 	/* The waker's frames at the start of the scratch, room for more after. */
 	tmp = c->scratch->frames;
-	n = fst_off_kstack(&fst_tp_wakeup, tmp, o->waker_depth,
+	n = fst_off_kstack(o, &fst_tp_wakeup, tmp, o->waker_depth,
 			   tmp + o->waker_depth, &truncated);
 	raw_spin_lock(fst_off_lock(o, b));
 	for (i = o->heads[b]; i; i = slot->next) {
@@ -488,6 +588,7 @@ static void fst_find_tp(struct tracepoint *tp, void *priv)
 
 /**
  * fst_offcpu_init() - find the scheduler's tracepoints
+ * @kstack_cache: enum fst_kcache_mode, for the runs to come
  *
  * They are not exported as symbols; for_each_kernel_tracepoint() finds
  * them. A kernel without them still loads; off-CPU time is then refused.
@@ -495,8 +596,9 @@ static void fst_find_tp(struct tracepoint *tp, void *priv)
  * Context: process context, module load.
  * Return: 0.
  */
-int fst_offcpu_init(void)
+int fst_offcpu_init(unsigned int kstack_cache)
 {
+	fst_kcache_mode = kstack_cache;
 	for_each_kernel_tracepoint(fst_find_tp, NULL);
 	if (!fst_tp_switch.tp || !fst_tp_wakeup.tp)
 		pr_info("no sched_switch or sched_waking tracepoint: off-CPU time is not measured\n");
@@ -586,6 +688,7 @@ static void fst_off_free(struct fst_offcpu *o)
 {
 	if (!o)
 		return;
+	free_percpu(o->kcache);
 	vfree(o->slots);
 	bitmap_free(o->used);
 	kvfree(o->heads);
@@ -637,6 +740,12 @@ int fst_offcpu_start(struct fst_sampler *s, u32 nr_tasks)
 	for (i = 0; i < FST_OFF_LOCKS; i++)
 		raw_spin_lock_init(&o->locks[i]);
 	atomic64_set(&o->lost, 0);
+#ifdef FST_ARCH_HAVE_KSLOTS
+	/* Without memory for it, every stack is walked: no error. */
+	o->kcache_mode = fst_kcache_mode;
+	if (o->kcache_mode != FST_KCACHE_OFF)
+		o->kcache = alloc_percpu(struct fst_kcache);
+#endif
 
 	err = fst_off_attach(s);
 	if (err) {
@@ -753,5 +862,7 @@ size_t fst_offcpu_bytes(struct fst_sampler *s)
 		return 0;
 	return (size_t)o->stride * o->nr_slots +
 	       BITS_TO_LONGS(o->nr_slots) * sizeof(long) +
-	       (sizeof(u32) << o->bucket_bits);
+	       (sizeof(u32) << o->bucket_bits) +
+	       (o->kcache ? num_possible_cpus() * sizeof(struct fst_kcache) :
+		0);
 }

@@ -22,6 +22,7 @@
 #include "arch.h"
 #include "compat.h"
 #include "drain.h"
+#include "kstack_cache.h"
 #include "offcpu.h"
 #include "sampler.h"
 #include "session.h"
@@ -625,6 +626,10 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 		pr_err("offcpu_tasks must be 16..1048576\n");
 		return -EINVAL;
 	}
+	if (lim->kstack_cache > FST_KCACHE_CHECK) {
+		pr_err("kstack_cache must be 0, 1 or 2\n");
+		return -EINVAL;
+	}
 	sess.offcpu_tasks = lim->offcpu_tasks;
 	sess.pcpu_bytes = (size_t)lim->pcpu_kb * 1024;
 	s->cost_pct = lim->cpu_max_percent;
@@ -637,7 +642,7 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 	if (err)
 		return err;
 	fst_clock_init();
-	fst_offcpu_init();
+	fst_offcpu_init(lim->kstack_cache);
 
 	err = fst_sampler_init(s, &sess.agg.work);
 	if (err)

@@ -6,7 +6,7 @@
 # (any warning fails), and the guest tests boot that suite's kernel image
 # with the busybox initramfs (every kernel message checked as usual).
 #
-#   tests/kernels/run.sh [--core] [KERNEL...]
+#   tests/kernels/run.sh [--core | --tests "NAME..."] [KERNEL...]
 #     KERNEL  one of (default: all of them)
 #               bullseye bullseye-rt        5.10 (gcc 10)
 #               bookworm bookworm-rt        6.1 (gcc 12)
@@ -18,11 +18,12 @@
 #             and io_uring's workers, hostile stacks, the sample path's
 #             throttling, irq_work kicks, staggered timers, isolated
 #             CPUs and short-lived processes, off-CPU time (the module
-#             alone), fuzz, hotplug)
+#             alone) and its kernel-stack cache, fuzz, hotplug)
 #             instead of every guest test (97-reload, 60 load/unload
 #             cycles, 60-100 s a kernel, runs on the host's kernel in
 #             make check and on every kernel here without --core: it
 #             kept make check near its 60-minute budget)
+#     --tests  only these guest tests (e.g. "56-offcpu 63-kstack-cache")
 #
 # A kernel of the host's own suite is built on the host (its headers
 # installed there); other suites get a chroot each. Chroots, kernel images
@@ -41,14 +42,18 @@ BUILD=${BUILD:-$TOP/tests/build}
 all=(bullseye bullseye-rt bookworm bookworm-rt bookworm-6.12 bookworm-6.12-rt
 	trixie trixie-rt sid sid-rt)
 core=0
+only=()
 kernels=()
-for a in "$@"; do
-	case $a in
+while [ $# -gt 0 ]; do
+	case $1 in
 	--core) core=1 ;;
-	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "tests/kernels/run.sh: unknown option $a" >&2; exit 2 ;;
-	*) kernels+=("$a") ;;
+	--tests) [ $# -ge 2 ] || { echo "tests/kernels/run.sh: --tests needs a list" >&2; exit 2; }
+		read -ra only <<<"$2"; shift ;;
+	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "tests/kernels/run.sh: unknown option $1" >&2; exit 2 ;;
+	*) kernels+=("$1") ;;
 	esac
+	shift
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
 # 56-offcpu is not among them yet: on 5.10 its truth (the workload's wall
@@ -64,7 +69,7 @@ done
 # its 90% in D; its state split depends on the kernel and the load.
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
-	64-offcpu-module 72-vhost 73-iouring
+	63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
@@ -150,6 +155,7 @@ check_kernel() {
 	out=$BUILD/kernels/$name
 	local -a tests=()
 	[ $core = 1 ] && tests=("${core_tests[@]}")
+	[ ${#only[@]} -gt 0 ] && tests=("${only[@]}")
 	rm -rf "$out"
 	FLAMESTAT_KERNEL=$img/boot/vmlinuz-$krel FLAMESTAT_KO=$ko \
 		FLAMESTAT_MODULES=$img/lib/modules/$krel \

@@ -22,7 +22,9 @@
  *   expect nu=N u1=0x.. u2=0x.. fault=F truncated=T
  *   expect any | expect remap
  *
- * MODE chain is an ordinary stack (main -> c_outer -> c_middle -> c_leaf).
+ * MODE chain is an ordinary stack (main -> c_outer -> c_middle -> c_leaf);
+ * MODE nap blocks instead, in nanosleeps of 1 ms (the kernel stacks of a
+ * 32-bit task's system calls, for 63-kstack-cache).
  * DEPTH is the module's user_depth (default 127), for MODE deep.
  */
 #include <pthread.h>
@@ -368,6 +370,16 @@ int main(int argc, char **argv)
 		sink = seed;
 		return 0;
 	}
+	if (!strcmp(mode, "nap")) {
+		struct timespec ms = { 0, 1000000 };
+
+		printf("expect any\n");
+		fflush(stdout);
+		do
+			nanosleep(&ms, NULL);
+		while (now_ns() < end_ns);
+		return 0;
+	}
 	/*
 	 * @a is where the (first) frame is stored, @fp the frame pointer the
 	 * loop runs with: FP(a), or a value that points at no frame.
@@ -462,7 +474,7 @@ int main(int argc, char **argv)
 		printf("expect remap u1=%#llx\n", (unsigned long long)R1);
 		thread = 2;
 	} else {
-		die_usage(USAGE " (MODE: chain selfloop cycle down kernel kernelnext kret noncanon unmapped pagecross protnone misaligned zero deep mutate remap sys sysfault)");
+		die_usage(USAGE " (MODE: chain nap selfloop cycle down kernel kernelnext kret noncanon unmapped pagecross protnone misaligned zero deep mutate remap sys sysfault)");
 	}
 	fflush(stdout);
 	if (thread && pthread_create(&th, NULL, thread == 1 ? mutator : remapper, NULL)) {

@@ -14,6 +14,14 @@
 /* The kernel walk starts at the interrupted registers: no extra room. */
 #define FST_ARCH_KWALK_EXTRA	0
 
+/*
+ * fst_walk_kernel_slots() (kmod/arch.h) exists where the kernel's unwinder
+ * is ORC, whose state says where each return address was read from.
+ */
+#ifdef CONFIG_UNWINDER_ORC
+#define FST_ARCH_HAVE_KSLOTS	1
+#endif
+
 /* TSC cycles to ns (<< 24); 0: the TSC is not usable, use sched_clock(). */
 extern u32 fst_tsc_mult;
 

@@ -8,6 +8,7 @@
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
@@ -92,6 +93,56 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 	}
 	return n;
 }
+
+#ifdef CONFIG_UNWINDER_ORC
+/**
+ * fst_walk_kernel_slots() - the current kernel stack, and where on it each
+ *	return address is kept
+ * @frames: where the frames go, the caller of this function first
+ * @slots: for each frame, the address its return address was read from;
+ *	0 when it does not hold that return address (put back by the unwinder
+ *	in place of a trampoline's) or is not on the task's stack
+ * @max: room in @frames and @slots
+ * @complete: set when the stack ended within @max frames
+ *
+ * The walk of stack_trace_save() (arch_stack_walk(): ORC), kept with the
+ * place each return address was read from, as the kernel's own
+ * unwind_get_return_address_ptr() (not exported) finds it: the frame's
+ * pt_regs for a register frame, else the word below the caller's stack
+ * pointer. With the places, kstack_cache.c can tell that a later stack is
+ * the same without walking it.
+ *
+ * Context: the scheduler (interrupts off): must not sleep, allocate or
+ * take sleeping locks.
+ * Return: the number of frames stored.
+ */
+unsigned int fst_walk_kernel_slots(u64 *frames, unsigned long *slots,
+				   unsigned int max, bool *complete)
+{
+	unsigned long stack = (unsigned long)task_stack_page(current);
+	unsigned long top = stack + THREAD_SIZE, addr, p;
+	struct unwind_state state;
+	unsigned int n = 0;
+
+	*complete = false;
+	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (n == max)
+			return n;
+		p = state.regs ? (unsigned long)&state.regs->ip : state.sp ?
+		    state.sp - sizeof(long) : 0;
+		frames[n] = addr;
+		slots[n] = p >= stack && p + sizeof(long) <= top &&
+			   READ_ONCE_NOCHECK(*(unsigned long *)p) == addr ? p : 0;
+		n++;
+	}
+	*complete = true;
+	return n;
+}
+#endif
 
 /*
  * The highest frame pointer whose 16-byte frame access_ok() accepts on

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A cache of the kernel stacks the off-CPU probes walk, per CPU.
+ *
+ * At every switch-out the probe walks the sleeping task's kernel stack.
+ * With ORC that is most of its cost (5,400 of 6,500 guest instructions a
+ * switch in a pipe ping-pong, docs/PERFORMANCE.md), and it is nearly
+ * always a stack met just before: the same system call blocking in the
+ * same place, in this task or another. So each walk is kept with the place
+ * of every return address on the task's stack, and a later stack met by
+ * the same probe is compared with it word for word: if each of those
+ * places holds the kept return address, it is that stack, and no unwind
+ * is needed.
+ *
+ * The places are counted from the probe's own stack pointer (the anchor),
+ * not from the top of the stack: on kernels that randomise the stack
+ * offset of each system call (randomize_kstack_offset, on in Debian's),
+ * everything below the entry moves by up to a kilobyte from one call to
+ * the next, and with it the whole stack under the probe. Only the entry's
+ * own frame stays put: the return address its call pushes just below the
+ * task's pt_regs, and the pt_regs. Those are counted from the top.
+ *
+ * Why equal words mean an equal stack: the unwinder finds each frame from
+ * the one below it, from the return address (which says which function,
+ * hence how large its frame is) and the stack pointer. Two stacks that
+ * start at the same anchor and hold the same return address in the first
+ * place agree on the next frame's place; if that holds the same return
+ * address again, on the one after; and so on, up to the frame that made
+ * the random gap (do_syscall_64(), whose frame pointer then finds the
+ * entry's frame, at the top). A stack that differs somewhere differs
+ * first in a return address at a place both agree on, and fails the
+ * comparison there. The one assumption is that a frame's size follows
+ * from its function: other frames whose size varies (alloca, variable-
+ * length arrays) are rare in the kernel, and would still need the kept
+ * return addresses at every kept place. Return addresses the unwinder puts
+ * back in place of a trampoline's (kretprobes, the function graph tracer)
+ * are not what their place holds: such stacks are never kept.
+ * kstack_cache=2 walks every hit as well and counts any disagreement
+ * (tests/guest/63-kstack-cache.sh).
+ *
+ * Context: the scheduler's tracepoints, interrupts off, on this CPU's
+ * cache only: nothing here sleeps, allocates or takes a lock.
+ */
+#include <linux/kernel.h>
+#include <linux/compiler.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+
+#include "kstack_cache.h"
+
+static DEFINE_PER_CPU(struct fst_kcache_counts, fst_kcache_counters);
+
+/* The top of the current task's stack. */
+static unsigned long fst_stack_top(void)
+{
+	return (unsigned long)task_stack_page(current) + THREAD_SIZE;
+}
+
+/**
+ * fst_kcache_anchor() - where the places of a probe's stacks count from
+ *
+ * The stack pointer in this function: the same for every call from one
+ * place in a probe, at the same depth under that probe's frames.
+ *
+ * Return: the anchor; 0 when the stack is not the task's own (an
+ * interrupt's), where nothing is looked up or kept.
+ */
+noinline unsigned long fst_kcache_anchor(void)
+{
+	unsigned long sp = current_stack_pointer;
+	unsigned long top = fst_stack_top();
+
+	return sp > top - THREAD_SIZE && sp < top ? sp : 0;
+}
+
+/* Where the word at @slot (FST_KCACHE_TOP | below the top, or above @anchor) is. */
+static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
+				      unsigned long top)
+{
+	return slot & FST_KCACHE_TOP ? top - (slot & ~FST_KCACHE_TOP) :
+	       anchor + slot;
+}
+
+/**
+ * fst_kcache_lookup() - the current stack, if it is one of those kept
+ * @kc: this CPU's cache
+ * @kind: which probe (1, 2, ...): the frames above @anchor differ
+ * @anchor: fst_kcache_anchor(), from the same place in the probe
+ * @frames: where its frames go
+ * @max: room in @frames
+ *
+ * Return: the number of frames, or -1: not kept (walk it).
+ */
+int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
+		      u64 *frames, unsigned int max)
+{
+	unsigned long top = fst_stack_top();
+	struct fst_kcache_way *w;
+	unsigned int i, j;
+
+	for (i = 0; i < FST_KCACHE_WAYS; i++) {
+		w = &kc->way[i];
+		if (w->kind != kind || w->nr > max || anchor + w->span > top)
+			continue;
+		for (j = 0; j < w->nr; j++)
+			if (READ_ONCE_NOCHECK(*(unsigned long *)
+				fst_kcache_place(w->slots[j], anchor, top)) !=
+			    w->frames[j])
+				break;
+		if (j == w->nr) {
+			memcpy(frames, w->frames, w->nr * sizeof(u64));
+			return w->nr;
+		}
+	}
+	return -1;
+}
+
+/**
+ * fst_kcache_store() - keep a stack just walked
+ * @kc: this CPU's cache
+ * @kind: which probe, as for fst_kcache_lookup()
+ * @anchor: fst_kcache_anchor(), from the same place in the probe
+ * @frames: its frames, the whole stack (not cut at a depth)
+ * @slots: the address each frame's return address was read from (0: not
+ *	there, and the stack is not kept)
+ * @n: frames
+ */
+void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
+		      const u64 *frames, const unsigned long *slots,
+		      unsigned int n)
+{
+	unsigned long top = fst_stack_top(), p;
+	/* The system call's entry: the pt_regs, and its call's return address. */
+	unsigned long entry = (unsigned long)task_pt_regs(current) -
+			      sizeof(long);
+	struct fst_kcache_way *w;
+	u16 enc[FST_KCACHE_FRAMES], span = 0;
+	unsigned int i;
+
+	if (!n || n > FST_KCACHE_FRAMES)
+		return;
+	for (i = 0; i < n; i++) {
+		p = slots[i];
+		if (p >= entry && p < top && top - p < FST_KCACHE_TOP) {
+			enc[i] = FST_KCACHE_TOP | (top - p);
+		} else if (p > anchor && p < entry &&
+			   p - anchor < FST_KCACHE_TOP - sizeof(long)) {
+			enc[i] = p - anchor;
+			span = max_t(u16, span, enc[i] + sizeof(long));
+		} else {
+			return;
+		}
+	}
+	w = &kc->way[kc->victim];
+	kc->victim = (kc->victim + 1) % FST_KCACHE_WAYS;
+	w->kind = kind;
+	w->nr = n;
+	w->span = span;
+	memcpy(w->frames, frames, n * sizeof(u64));
+	memcpy(w->slots, enc, n * sizeof(u16));
+}
+
+/* Count on this CPU, interrupts off. */
+void fst_kcache_count(unsigned int hits, unsigned int walks,
+		      unsigned int wrong)
+{
+	struct fst_kcache_counts *c = this_cpu_ptr(&fst_kcache_counters);
+
+	c->hits += hits;
+	c->walks += walks;
+	c->wrong += wrong;
+}
+
+/* Process context: the counts since the module was loaded, all CPUs. */
+void fst_kcache_counts(struct fst_kcache_counts *sum)
+{
+	const struct fst_kcache_counts *c;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(&fst_kcache_counters, cpu);
+		sum->hits += READ_ONCE(c->hits);
+		sum->walks += READ_ONCE(c->walks);
+		sum->wrong += READ_ONCE(c->wrong);
+	}
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The off-CPU probes' cache of kernel stacks (kmod/kstack_cache.c): a stack
+# met again at the same depth is recognised by the return addresses at the
+# places it keeps, instead of being unwound again. With kstack_cache=2 the
+# module also walks every stack it recognised and counts each difference:
+# over blocking of every kind the workloads have (sleeps, pipes, a mutex,
+# preemption by a CPU-bound thread, a context-switch storm, fork, exec and
+# exit, io_uring's kernel workers, a 32-bit task's system calls, whose
+# stacks are shallower than any a 64-bit one leaves kept: the cache must
+# not read past their top), in wall mode with waker stacks, there
+# must be none, and most stacks must be recognised. That is on x86_64,
+# whose Debian kernels unwind with ORC; elsewhere the cache is not used and
+# counts nothing. kstack_cache=0 walks every stack; 3 is refused. The
+# off-CPU times themselves are checked by 56-offcpu and the others, with
+# the cache on (the default).
+# timeout: 240
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+cached=0
+[ "$(uname -m)" = x86_64 ] && cached=1
+
+fs_load_offcpu mode=wall waker=1 kstack_cache=2
+check "offcpu runs" sh -c "$FS_WL/offcpu -p sleep,pipe,mutex,short,spin,storm 3 >$FS_TMP/truth"
+check "shortlived runs" sh -c "$FS_WL/shortlived -n 40 -m 10 20 >/dev/null"
+check "iouring runs" sh -c "$FS_WL/iouring 2 >/dev/null 2>&1"
+check "threads run" sh -c "$FS_WL/threads -n 4 1 >/dev/null"
+if [ -x "$FS_WL/hostile32" ]; then
+	check "hostile32 -m nap runs" sh -c "$FS_WL/hostile32 -m nap 1 >/dev/null"
+else
+	not_ok "no hostile32 for $(uname -m) (tests/workloads/Makefile)"
+fi
+check "stop" fs_write stop
+cp "$FS_STATS" "$FS_TMP/stats"
+artifact "$FS_TMP/stats"
+hits=$(fs_stat kstack_cache_hits) walks=$(fs_stat kstack_cache_walks)
+wrong=$(fs_stat kstack_cache_wrong)
+log "kstack_cache=2: $hits stacks recognised, $walks walked, $wrong recognised wrongly; $(fs_stat offcpu_recorded) blocks recorded"
+expect_ge "blocks recorded" "$(fs_stat offcpu_recorded)" 1000
+expect_eq "no stack recognised wrongly" "$wrong" 0
+if [ $cached = 1 ]; then
+	expect_ge "most stacks recognised (> 80%, x5)" $((hits * 5)) $(((hits + walks) * 4))
+else
+	expect_eq "no cache here: nothing recognised" "$hits" 0
+	expect_eq "no cache here: nothing counted as walked" "$walks" 0
+fi
+check "unload" fs_unload
+
+fs_load_offcpu mode=offcpu kstack_cache=0
+check "offcpu -p pipe runs" sh -c "$FS_WL/offcpu -p pipe 1 >/dev/null"
+check "stop" fs_write stop
+expect_ge "kstack_cache=0: blocks recorded" "$(fs_stat offcpu_recorded)" 100
+expect_eq "kstack_cache=0: nothing recognised" "$(fs_stat kstack_cache_hits)" 0
+expect_eq "kstack_cache=0: no walk counted" "$(fs_stat kstack_cache_walks)" 0
+check "unload" fs_unload
+
+fs_insmod_refused kstack_cache=3
+finish
