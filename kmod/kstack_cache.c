@@ -161,7 +161,14 @@ void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 	memcpy(w->slots, enc, n * sizeof(u16));
 }
 
-/* Count on this CPU, interrupts off. */
+/**
+ * fst_kcache_count() - count on this CPU
+ * @hits: stacks recognised
+ * @walks: stacks walked
+ * @wrong: recognised stacks the walk contradicted
+ *
+ * Context: the scheduler's tracepoints, interrupts off.
+ */
 void fst_kcache_count(unsigned int hits, unsigned int walks,
 		      unsigned int wrong)
 {
@@ -172,7 +179,12 @@ void fst_kcache_count(unsigned int hits, unsigned int walks,
 	c->wrong += wrong;
 }
 
-/* Process context: the counts since the module was loaded, all CPUs. */
+/**
+ * fst_kcache_counts() - the counts since the module was loaded, all CPUs
+ * @sum: where they go
+ *
+ * Context: process context.
+ */
 void fst_kcache_counts(struct fst_kcache_counts *sum)
 {
 	const struct fst_kcache_counts *c;

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../kmod" || exit 2
 layer() {
 	case $1 in
 	uapi/*|compat|conftest|table|procdb|taskroot|buildid|config|arch|fst_arch|unwind|clock) echo 0 ;;
-	sampler|recent|offcpu) echo 1 ;;
+	sampler|recent|offcpu|kstack_cache) echo 1 ;;
 	drain) echo 2 ;;
 	session|readermem) echo 3 ;;
 	output|text|snapshot|ksym) echo 4 ;;
