@@ -100,7 +100,7 @@ struct fst_tp {
 	bool wrap_learned;
 };
 
-/* kstack_cache= (fst_offcpu_set_kcache()), read when a run starts. */
+/* kstack_cache= (fst_offcpu_init()), read when a run starts. */
 static enum fst_kcache_mode fst_kcache_mode = FST_KCACHE_ON;
 
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
