@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
 	--core) core=1 ;;
 	--tests) [ $# -ge 2 ] || { echo "tests/kernels/run.sh: --tests needs a list" >&2; exit 2; }
 		read -ra only <<<"$2"; shift ;;
-	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "tests/kernels/run.sh: unknown option $1" >&2; exit 2 ;;
 	*) kernels+=("$1") ;;
 	esac
