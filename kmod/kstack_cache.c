@@ -89,11 +89,13 @@ static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
  * @anchor: fst_kcache_anchor(), from the same place in the probe
  * @frames: where its frames go
  * @max: room in @frames
+ * @hash: set to fst_hash_frames() of them
  *
  * Return: the number of frames, or -1: not kept (walk it).
  */
 int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      u64 *frames, unsigned int max)
+		      u64 *frames, unsigned int max,
+		      const struct fst_hash **hash)
 {
 	unsigned long top = fst_stack_top();
 	struct fst_kcache_way *w;
@@ -110,6 +112,7 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 				break;
 		if (j == w->nr) {
 			memcpy(frames, w->frames, w->nr * sizeof(u64));
+			*hash = &w->hash;
 			return w->nr;
 		}
 	}
@@ -125,10 +128,15 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
  * @slots: the address each frame's return address was read from (0: not
  *	there, and the stack is not kept)
  * @n: frames
+ *
+ * Return: fst_hash_frames() of @frames, as kept; NULL when the stack is not
+ * kept.
  */
-void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      const u64 *frames, const unsigned long *slots,
-		      unsigned int n)
+const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+					unsigned long anchor,
+					const u64 *frames,
+					const unsigned long *slots,
+					unsigned int n)
 {
 	unsigned long top = fst_stack_top(), p;
 	/* The system call's entry: the pt_regs, and its call's return address. */
@@ -139,7 +147,7 @@ void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 	unsigned int i;
 
 	if (!n || n > FST_KCACHE_FRAMES)
-		return;
+		return NULL;
 	for (i = 0; i < n; i++) {
 		p = slots[i];
 		if (p >= entry && p < top && top - p < FST_KCACHE_TOP) {
@@ -149,7 +157,7 @@ void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 			enc[i] = p - anchor;
 			span = max_t(u16, span, enc[i] + sizeof(long));
 		} else {
-			return;
+			return NULL;
 		}
 	}
 	w = &kc->way[kc->victim];
@@ -159,6 +167,8 @@ void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 	w->span = span;
 	memcpy(w->frames, frames, n * sizeof(u64));
 	memcpy(w->slots, enc, n * sizeof(u16));
+	fst_hash_frames(&w->hash, frames, n);
+	return &w->hash;
 }
 
 /**

@@ -11,6 +11,8 @@
 #include <linux/percpu.h>
 #include <linux/types.h>
 
+#include "table.h"
+
 /* Stacks of up to this many frames are kept; deeper ones are walked. */
 #define FST_KCACHE_FRAMES	48
 /* Stacks kept per CPU. */
@@ -36,6 +38,8 @@ struct fst_kcache_way {
 	u16 span;
 	u64 frames[FST_KCACHE_FRAMES];
 	u16 slots[FST_KCACHE_FRAMES];
+	/* fst_hash_frames() of the frames: a key's hash goes on from it */
+	struct fst_hash hash;
 };
 
 /* One CPU's: only its own probes use it, with interrupts off. */
@@ -61,10 +65,13 @@ struct fst_kcache_counts {
 
 unsigned long fst_kcache_anchor(void);
 int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      u64 *frames, unsigned int max);
-void fst_kcache_store(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      const u64 *frames, const unsigned long *slots,
-		      unsigned int n);
+		      u64 *frames, unsigned int max,
+		      const struct fst_hash **hash);
+const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+					unsigned long anchor,
+					const u64 *frames,
+					const unsigned long *slots,
+					unsigned int n);
 void fst_kcache_count(unsigned int hits, unsigned int walks,
 		      unsigned int wrong);
 void fst_kcache_counts(struct fst_kcache_counts *sum);

@@ -60,6 +60,14 @@ struct fst_offslot {
 	u32 next;			/* next in the bucket, index + 1 */
 	u32 pad;
 	u64 start_ns;			/* ktime_get_mono_fast_ns() at switch-out */
+	/*
+	 * The hash's state after the key's first khash_n frames, the kernel
+	 * stack, when kstack_cache.c had it (0: none); the switch-in's hash
+	 * goes on from there.
+	 */
+	struct fst_hash khash;
+	u32 khash_n;
+	u32 pad2;
 	struct fst_entry key;		/* header and frames; hash unset */
 };
 
@@ -73,7 +81,6 @@ struct fst_offcpu {
 	u64 min_block_ns;
 	/* Kernel stacks met last on each CPU; NULL: kstack_cache=0, or no ORC. */
 	struct fst_kcache __percpu *kcache;
-	enum fst_kcache_mode kcache_mode;
 	u8 *slots;
 	unsigned long *used;		/* bitmap of taken slots */
 	u32 *heads;			/* bucket -> first slot index + 1 */
@@ -100,7 +107,10 @@ struct fst_tp {
 	bool wrap_learned;
 };
 
-/* kstack_cache= (fst_offcpu_init()), read when a run starts. */
+/*
+ * kstack_cache= (fst_offcpu_init()): set at load, read when a run starts
+ * and by the probes.
+ */
 static enum fst_kcache_mode fst_kcache_mode = FST_KCACHE_ON;
 
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
@@ -255,6 +265,25 @@ static unsigned int fst_off_skip(struct fst_tp *tp, const unsigned long *buf,
 }
 
 /*
+ * Scheduler: a walk's @n frames in @buf, less our own at its start
+ * (fst_off_skip(), their number in *@skip), cut at @max (marked truncated
+ * in *@flags), into @frames. Return: the frames kept.
+ */
+static unsigned int fst_off_keep(struct fst_tp *tp, const unsigned long *buf,
+				 unsigned int n, u64 *frames, unsigned int max,
+				 u32 *flags, unsigned int *skip)
+{
+	*skip = fst_off_skip(tp, buf, n);
+	n -= *skip;
+	if (n > max) {
+		n = max;
+		*flags |= FLAMESTAT_STACKF_KERNEL_TRUNCATED;
+	}
+	memcpy(frames, buf + *skip, n * sizeof(u64));
+	return n;
+}
+
+/*
  * Scheduler: the current kernel stack, from the frame that called the
  * tracepoint (in __schedule() or try_to_wake_up()), into @frames, walked
  * by stack_trace_save(). @tmp: room for @max + FST_OFF_SKIP_MAX frames.
@@ -267,14 +296,7 @@ static unsigned int fst_off_kwalk(struct fst_tp *tp, u64 *frames,
 
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
 	n = stack_trace_save(buf, max + FST_OFF_SKIP_MAX, 0);
-	skip = fst_off_skip(tp, buf, n);
-	n -= skip;
-	if (n > max) {
-		n = max;
-		*flags |= FLAMESTAT_STACKF_KERNEL_TRUNCATED;
-	}
-	memcpy(frames, buf + skip, n * sizeof(u64));
-	return n;
+	return fst_off_keep(tp, buf, n, frames, max, flags, &skip);
 }
 
 #ifdef FST_ARCH_HAVE_KSLOTS
@@ -283,10 +305,11 @@ static unsigned int fst_off_kwalk(struct fst_tp *tp, u64 *frames,
  * stacks (kstack_cache.c): a stack met before is read from the cache;
  * another is walked with the places of its return addresses, and kept.
  * -1: the stack is deeper than the cache walks (fst_off_kwalk() then).
+ * *@khash: the cache's hash state after the frames, or NULL.
  */
 static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
 			   u64 *frames, unsigned int max, u64 *tmp,
-			   u32 *flags)
+			   u32 *flags, const struct fst_hash **khash)
 {
 	struct fst_kcache *kc = this_cpu_ptr(o->kcache);
 	unsigned long *buf = (unsigned long *)tmp;
@@ -294,19 +317,19 @@ static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
 	u32 kind = tp == &fst_tp_wakeup ? 2 : 1;
 	unsigned int n, skip, lim, n2, vmax;
 	bool complete, wrong = false;
-	u32 flags2 = 0;
+	u32 flags2 = 0, cut = 0;
 	int hit;
 
 	BUILD_BUG_ON(FST_KCACHE_FRAMES + FST_OFF_SKIP_MAX > FST_KCACHE_WALK);
 	if (!anchor)
 		return -1;
-	hit = fst_kcache_lookup(kc, kind, anchor, frames, max);
+	hit = fst_kcache_lookup(kc, kind, anchor, frames, max, khash);
 	if (hit >= 0) {
 		/*
 		 * kstack_cache=2: walked as well (as deep as to tell a deeper
 		 * stack), and a difference counted.
 		 */
-		if (o->kcache_mode == FST_KCACHE_CHECK) {
+		if (fst_kcache_mode == FST_KCACHE_CHECK) {
 			vmax = min_t(unsigned int, max, FST_KCACHE_FRAMES + 1);
 			n2 = fst_off_kwalk(tp, tmp, vmax, tmp + vmax, &flags2);
 			wrong = n2 != hit || flags2 ||
@@ -320,16 +343,11 @@ static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
 	if (!complete && lim < max + FST_OFF_SKIP_MAX)
 		return -1;
 	fst_kcache_count(0, 1, 0);
-	skip = fst_off_skip(tp, buf, n);
-	n -= skip;
-	if (n > max) {
-		n = max;
-		*flags |= FLAMESTAT_STACKF_KERNEL_TRUNCATED;
-	} else if (complete) {
-		fst_kcache_store(kc, kind, anchor, tmp + skip,
-				 kc->walk_slots + skip, n);
-	}
-	memcpy(frames, tmp + skip, n * sizeof(u64));
+	n = fst_off_keep(tp, buf, n, frames, max, &cut, &skip);
+	*flags |= cut;
+	if (complete && !cut)
+		*khash = fst_kcache_store(kc, kind, anchor, frames,
+					  kc->walk_slots + skip, n);
 	return n;
 }
 #endif
@@ -340,18 +358,27 @@ static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
  * an out-of-line trace_<name>()'s are left out. @tmp: room for
  * @max + FST_OFF_SKIP_MAX frames, and for 2 * FST_KCACHE_FRAMES + 2 +
  * FST_OFF_SKIP_MAX (the scratch key's frames, beyond a waker's, hold both).
+ * @khash: where the hash state after the frames goes when the cache has
+ * it, and *@khash_n = their number (else 0); NULL: not wanted.
  */
 static unsigned int fst_off_kstack(struct fst_offcpu *o, struct fst_tp *tp,
 				   u64 *frames, unsigned int max, u64 *tmp,
-				   u32 *flags)
+				   u32 *flags, struct fst_hash *khash,
+				   u32 *khash_n)
 {
 #ifdef FST_ARCH_HAVE_KSLOTS
+	const struct fst_hash *h = NULL;
 	int n;
 
 	if (o->kcache && in_task()) {
-		n = fst_off_kcached(o, tp, frames, max, tmp, flags);
-		if (n >= 0)
+		n = fst_off_kcached(o, tp, frames, max, tmp, flags, &h);
+		if (n >= 0) {
+			if (khash && h) {
+				*khash = *h;
+				*khash_n = n;
+			}
 			return n;
+		}
 	}
 #endif
 	return fst_off_kwalk(tp, frames, max, tmp, flags);
@@ -411,6 +438,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 		return;
 	}
 	key = &slot->key;
+	slot->khash_n = 0;
 	flags = FLAMESTAT_STACKF_OFFCPU | fst_off_state(preempt, state) |
 		(kthread ? FLAMESTAT_STACKF_KERNEL_THREAD : 0);
 	if ((cfg->flags & FLAMESTAT_CFG_KERNEL) && s->lockdown) {
@@ -420,7 +448,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 	} else if (cfg->flags & FLAMESTAT_CFG_KERNEL) {
 		nk = fst_off_kstack(o, &fst_tp_switch, key->frames,
 				    o->kernel_depth, c->scratch->frames,
-				    &flags);
+				    &flags, &slot->khash, &slot->khash_n);
 	}
 	key->proc_id = 0;
 	if (want_user) {
@@ -471,7 +499,16 @@ static void fst_off_in(struct fst_sampler *s, struct fst_offcpu *o,
 		fst_off_put(o, slot);
 		return;
 	}
-	key->hash = fst_entry_hash(key);
+	if (slot->khash_n) {
+		key->hash = fst_entry_hash_from(&slot->khash, slot->khash_n,
+						key);
+		/* kstack_cache=2: the resumed hash checked, as the frames are */
+		if (fst_kcache_mode == FST_KCACHE_CHECK &&
+		    key->hash != fst_entry_hash(key))
+			fst_kcache_count(0, 0, 1);
+	} else {
+		key->hash = fst_entry_hash(key);
+	}
 	added = fst_table_add(t, key, 1, ns, &at);
 	if (added < 0) {
 		fst_off_drop(t, added == -E2BIG ? FLAMESTAT_OFFDROP_PROBE :
@@ -549,7 +586,7 @@ static void fst_off_wakeup(void *data, struct task_struct *p)
 	/* The waker's frames at the start of the scratch, room for more after. */
 	tmp = c->scratch->frames;
 	n = fst_off_kstack(o, &fst_tp_wakeup, tmp, o->waker_depth,
-			   tmp + o->waker_depth, &truncated);
+			   tmp + o->waker_depth, &truncated, NULL, NULL);
 	raw_spin_lock(fst_off_lock(o, b));
 	for (i = o->heads[b]; i; i = slot->next) {
 		slot = fst_off_slot(o, i - 1);
@@ -742,8 +779,7 @@ int fst_offcpu_start(struct fst_sampler *s, u32 nr_tasks)
 	atomic64_set(&o->lost, 0);
 #ifdef FST_ARCH_HAVE_KSLOTS
 	/* Without memory for it, every stack is walked: no error. */
-	o->kcache_mode = fst_kcache_mode;
-	if (o->kcache_mode != FST_KCACHE_OFF)
+	if (fst_kcache_mode != FST_KCACHE_OFF)
 		o->kcache = alloc_percpu(struct fst_kcache);
 #endif
 

@@ -108,9 +108,6 @@ size_t fst_table_bytes(const struct fst_table *t)
  * hard-irq, as long as it likes. Keyed, it cannot aim; and a probe is
  * bounded anyway (FST_PROBE_MAX). Per frame: one compression round.
  */
-struct fst_hash {
-	u64 v0, v1, v2, v3;
-};
 
 static struct fst_hash fst_hash_seed __read_mostly; /* the key's initial state */
 
@@ -163,25 +160,20 @@ void fst_hash_init_key(void)
 	memzero_explicit(k, sizeof(k));
 }
 
-/**
- * fst_entry_hash() - the hash of a stack entry's whole key
- * @key: the entry
- *
- * SipHash-1-3 under the load-time key: every frame, kernel then user, then
- * every key field, then the number of words, as SipHash ends a message,
- * and its finalization.
- *
- * Context: any, hard-irq included.
- * Return: the value for @key->hash.
+/*
+ * Any context, hard-irq included: fst_entry_hash() from @h, the state after
+ * @key's first @done frames.
  */
-u32 fst_entry_hash(const struct fst_entry *key)
+static __always_inline u32 fst_hash_rest(const struct fst_hash *from,
+					 u32 done,
+					 const struct fst_entry *key)
 {
 	const u64 *comm = (const u64 *)key->comm;
 	u32 n = fst_entry_frames(key), i;
-	struct fst_hash h = fst_hash_seed;
+	struct fst_hash h = *from;
 	u64 words = n + 5;
 
-	for (i = 0; i < n; i++)
+	for (i = done; i < n; i++)
 		fst_hash_frame(&h, key->frames[i]);
 	fst_hash_frame(&h, ((u64)key->tgid << 32) | key->proc_id);
 	fst_hash_frame(&h, ((u64)key->cpu << 48) |
@@ -197,6 +189,58 @@ u32 fst_entry_hash(const struct fst_entry *key)
 	fst_sipround(&h);
 	return (u32)((h.v0 ^ h.v1 ^ h.v2 ^ h.v3) >> 32) ^
 	       (u32)(h.v0 ^ h.v1 ^ h.v2 ^ h.v3);
+}
+
+/**
+ * fst_entry_hash() - the hash of a stack entry's whole key
+ * @key: the entry
+ *
+ * SipHash-1-3 under the load-time key: every frame, kernel then user, then
+ * every key field, then the number of words, as SipHash ends a message,
+ * and its finalization.
+ *
+ * Context: any, hard-irq included.
+ * Return: the value for @key->hash.
+ */
+u32 fst_entry_hash(const struct fst_entry *key)
+{
+	return fst_hash_rest(&fst_hash_seed, 0, key);
+}
+
+/**
+ * fst_hash_frames() - the state of fst_entry_hash() after a key's first
+ *	frames
+ * @h: where it goes
+ * @frames: the frames
+ * @n: how many
+ *
+ * For a caller that meets the same first frames again (kstack_cache.c):
+ * fst_entry_hash_from() goes on from @h.
+ *
+ * Context: any, hard-irq included.
+ */
+void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n)
+{
+	u32 i;
+
+	*h = fst_hash_seed;
+	for (i = 0; i < n; i++)
+		fst_hash_frame(h, frames[i]);
+}
+
+/**
+ * fst_entry_hash_from() - fst_entry_hash(), its first frames already hashed
+ * @from: fst_hash_frames() of @key's first @done frames
+ * @done: how many
+ * @key: the entry
+ *
+ * Context: any, hard-irq included.
+ * Return: fst_entry_hash(@key).
+ */
+u32 fst_entry_hash_from(const struct fst_hash *from, u32 done,
+			const struct fst_entry *key)
+{
+	return fst_hash_rest(from, done, key);
 }
 
 /* The same stack: hash, header words (the frame counts among them), frames. */

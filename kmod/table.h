@@ -130,8 +130,16 @@ void fst_table_clear(struct fst_table *t);
  */
 #define FST_PROBE_MAX	FLAMESTAT_PROBE_MAX /* compared, then the stack is dropped */
 
+/* SipHash's state (table.c): for a hash resumed after known frames. */
+struct fst_hash {
+	u64 v0, v1, v2, v3;
+};
+
 void fst_hash_init_key(void);
 u32 fst_entry_hash(const struct fst_entry *key);
+void fst_hash_frames(struct fst_hash *h, const u64 *frames, u32 n);
+u32 fst_entry_hash_from(const struct fst_hash *from, u32 done,
+			const struct fst_entry *key);
 int fst_table_add(struct fst_table *t, const struct fst_entry *key, u64 count,
 		  u64 periods, u32 *at);
 size_t fst_table_bytes(const struct fst_table *t);
