@@ -13,8 +13,8 @@
  * starts at the interrupted registers).
  *
  * Where fst_arch.h defines FST_ARCH_HAVE_KSLOTS, there is also
- * fst_walk_kernel_slots(): the current kernel stack with the place of each
- * return address on it, for kstack_cache.c.
+ * fst_walk_kernel_slots(): the current kernel stack, or an interrupted
+ * one, with the place of each return address on it, for kstack_cache.c.
  */
 #ifndef FLAMESTAT_ARCH_H
 #define FLAMESTAT_ARCH_H
@@ -28,8 +28,9 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted,
 			   u64 *frames, unsigned int max, u32 *flags);
 void fst_clock_init(void);
-unsigned int fst_walk_kernel_slots(u64 *frames, unsigned long *slots,
-				   unsigned int max, bool *complete);
+unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
+				   unsigned long *slots, unsigned int max,
+				   bool *complete);
 
 #include "fst_arch.h"
 

@@ -557,9 +557,13 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   st->offcpu_ns, st->offcpu_tasks,
 			   st->offcpu_tasks_max);
 	/* Since the module was loaded; not in struct flamestat_stats. */
-	fst_kcache_counts(&kc);
+	fst_kcache_counts(FST_KCACHE_SWITCH, &kc);
 	n += sysfs_emit_at(buf, n,
 			   "kstack_cache_hits %llu\nkstack_cache_walks %llu\nkstack_cache_wrong %llu\n",
+			   kc.hits, kc.walks, kc.wrong);
+	fst_kcache_counts(FST_KCACHE_SAMPLE, &kc);
+	n += sysfs_emit_at(buf, n,
+			   "kstack_cache_sample_hits %llu\nkstack_cache_sample_walks %llu\nkstack_cache_sample_wrong %llu\n",
 			   kc.hits, kc.walks, kc.wrong);
 	kfree(st);
 	return n;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A cache of the kernel stacks the off-CPU probes walk, per CPU.
+ * A cache of the kernel stacks the off-CPU probes and the sampling timer
+ * walk, per CPU.
  *
  * At every switch-out the probe walks the sleeping task's kernel stack.
  * With ORC that is most of its cost (5,400 of 6,500 guest instructions a
@@ -38,18 +39,42 @@
  * kstack_cache=2 walks every hit as well and counts any disagreement
  * (tests/guest/63-kstack-cache.sh).
  *
- * Context: the scheduler's tracepoints, interrupts off, on this CPU's
- * cache only: nothing here sleeps, allocates or takes a lock.
+ * The sampling timer's stacks are the interrupted ones: the walk starts at
+ * the interrupted registers, so a kept stack is looked up only at the same
+ * interrupted PC (which fixes the first frame's size), and its places are
+ * counted from the interrupted stack pointer. The timer has a cache of its
+ * own on each CPU; a system call's hot path (read(2) of a large buffer,
+ * say) is interrupted at a few PCs under the same callers, and the kernel's
+ * unwinder was most of such a sample's cost.
+ *
+ * Context: the scheduler's tracepoints, interrupts off, or the sampling
+ * timer (hard-irq), on this CPU's cache only: nothing here sleeps,
+ * allocates or takes a lock.
  */
 #include <linux/kernel.h>
 #include <linux/compiler.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
 #include "kstack_cache.h"
 
-static DEFINE_PER_CPU(struct fst_kcache_counts, fst_kcache_counters);
+static DEFINE_PER_CPU(struct fst_kcache_counts,
+		      fst_kcache_counters[FST_KCACHE_NR_SRC]);
+
+enum fst_kcache_mode fst_kcache_mode __read_mostly = FST_KCACHE_ON;
+
+/**
+ * fst_kcache_set_mode() - what kstack_cache= asks for
+ * @mode: for the runs to come; the caches are used by runs that have one
+ *
+ * Context: process context, module load.
+ */
+void fst_kcache_set_mode(enum fst_kcache_mode mode)
+{
+	fst_kcache_mode = mode;
+}
 
 /* The top of the current task's stack. */
 static unsigned long fst_stack_top(void)
@@ -74,6 +99,24 @@ noinline unsigned long fst_kcache_anchor(void)
 	return sp > top - THREAD_SIZE && sp < top ? sp : 0;
 }
 
+/**
+ * fst_kcache_regs_anchor() - where the places of an interrupted stack
+ *	count from
+ * @regs: the interrupted kernel registers
+ *
+ * Context: hard-irq (the sampling timer).
+ * Return: the interrupted stack pointer; 0 when it is not on the task's
+ * own stack (an interrupt's or an exception's), where nothing is looked
+ * up or kept.
+ */
+unsigned long fst_kcache_regs_anchor(struct pt_regs *regs)
+{
+	unsigned long sp = kernel_stack_pointer(regs);
+	unsigned long top = fst_stack_top();
+
+	return sp > top - THREAD_SIZE && sp < top ? sp : 0;
+}
+
 /* Where the word at @slot (FST_KCACHE_TOP | below the top, or above @anchor) is. */
 static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
 				      unsigned long top)
@@ -86,15 +129,17 @@ static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
  * fst_kcache_lookup() - the current stack, if it is one of those kept
  * @kc: this CPU's cache
  * @kind: which probe (1, 2, ...): the frames above @anchor differ
- * @anchor: fst_kcache_anchor(), from the same place in the probe
+ * @pc: FST_KCACHE_KIND_SAMPLE: the interrupted PC (else 0)
+ * @anchor: fst_kcache_anchor(), from the same place in the probe; or
+ *	fst_kcache_regs_anchor()
  * @frames: where its frames go
  * @max: room in @frames
  * @hash: set to fst_hash_frames() of them
  *
  * Return: the number of frames, or -1: not kept (walk it).
  */
-int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      u64 *frames, unsigned int max,
+int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
+		      unsigned long anchor, u64 *frames, unsigned int max,
 		      const struct fst_hash **hash)
 {
 	unsigned long top = fst_stack_top();
@@ -103,7 +148,8 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
 
 	for (i = 0; i < FST_KCACHE_WAYS; i++) {
 		w = &kc->way[i];
-		if (w->kind != kind || w->nr > max || anchor + w->span > top)
+		if (w->kind != kind || w->pc != pc || w->nr > max ||
+		    anchor + w->span > top)
 			continue;
 		for (j = 0; j < w->nr; j++)
 			if (READ_ONCE_NOCHECK(*(unsigned long *)
@@ -123,16 +169,18 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
  * fst_kcache_store() - keep a stack just walked
  * @kc: this CPU's cache
  * @kind: which probe, as for fst_kcache_lookup()
- * @anchor: fst_kcache_anchor(), from the same place in the probe
+ * @pc: as for fst_kcache_lookup()
+ * @anchor: as for fst_kcache_lookup()
  * @frames: its frames, the whole stack (not cut at a depth)
  * @slots: the address each frame's return address was read from (0: not
  *	there, and the stack is not kept)
  * @n: frames
  *
- * Return: fst_hash_frames() of @frames, as kept; NULL when the stack is not
- * kept.
+ * Return: the way that keeps it, whose hash the caller sets if it resumes
+ * hashes from it (fst_hash_frames()); NULL when the stack is not kept.
  */
-const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+					unsigned long pc,
 					unsigned long anchor,
 					const u64 *frames,
 					const unsigned long *slots,
@@ -152,7 +200,7 @@ const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 		p = slots[i];
 		if (p >= entry && p < top && top - p < FST_KCACHE_TOP) {
 			enc[i] = FST_KCACHE_TOP | (top - p);
-		} else if (p > anchor && p < entry &&
+		} else if (p >= anchor && p < entry &&
 			   p - anchor < FST_KCACHE_TOP - sizeof(long)) {
 			enc[i] = p - anchor;
 			span = max_t(u16, span, enc[i] + sizeof(long));
@@ -163,26 +211,27 @@ const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 	w = &kc->way[kc->victim];
 	kc->victim = (kc->victim + 1) % FST_KCACHE_WAYS;
 	w->kind = kind;
+	w->pc = pc;
 	w->nr = n;
 	w->span = span;
 	memcpy(w->frames, frames, n * sizeof(u64));
 	memcpy(w->slots, enc, n * sizeof(u16));
-	fst_hash_frames(&w->hash, frames, n);
-	return &w->hash;
+	return w;
 }
 
 /**
  * fst_kcache_count() - count on this CPU
+ * @src: whose
  * @hits: stacks recognised
  * @walks: stacks walked
  * @wrong: recognised stacks the walk contradicted
  *
- * Context: the scheduler's tracepoints, interrupts off.
+ * Context: the scheduler's tracepoints, interrupts off, or hard-irq.
  */
-void fst_kcache_count(unsigned int hits, unsigned int walks,
-		      unsigned int wrong)
+void fst_kcache_count(enum fst_kcache_src src, unsigned int hits,
+		      unsigned int walks, unsigned int wrong)
 {
-	struct fst_kcache_counts *c = this_cpu_ptr(&fst_kcache_counters);
+	struct fst_kcache_counts *c = this_cpu_ptr(&fst_kcache_counters[src]);
 
 	c->hits += hits;
 	c->walks += walks;
@@ -191,18 +240,19 @@ void fst_kcache_count(unsigned int hits, unsigned int walks,
 
 /**
  * fst_kcache_counts() - the counts since the module was loaded, all CPUs
+ * @src: whose
  * @sum: where they go
  *
  * Context: process context.
  */
-void fst_kcache_counts(struct fst_kcache_counts *sum)
+void fst_kcache_counts(enum fst_kcache_src src, struct fst_kcache_counts *sum)
 {
 	const struct fst_kcache_counts *c;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		c = per_cpu_ptr(&fst_kcache_counters, cpu);
+		c = per_cpu_ptr(&fst_kcache_counters[src], cpu);
 		sum->hits += READ_ONCE(c->hits);
 		sum->walks += READ_ONCE(c->walks);
 		sum->wrong += READ_ONCE(c->wrong);

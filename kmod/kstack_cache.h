@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel stacks the off-CPU probes met last on a CPU, each with the
- * places on the task's stack where its return addresses lie, so that the
- * same stack met again is recognised by reading those words instead of
- * being unwound (kstack_cache.c says why that is sound).
+ * The kernel stacks the off-CPU probes, or the sampling timer, met last on
+ * a CPU, each with the places on the task's stack where its return
+ * addresses lie, so that the same stack met again is recognised by reading
+ * those words instead of being unwound (kstack_cache.c says why that is
+ * sound).
  */
 #ifndef FLAMESTAT_KSTACK_CACHE_H
 #define FLAMESTAT_KSTACK_CACHE_H
 
 #include <linux/percpu.h>
 #include <linux/types.h>
+
+struct pt_regs;
 
 #include "table.h"
 
@@ -29,6 +32,8 @@
 
 struct fst_kcache_way {
 	u32 kind;		/* the probe's (fst_kcache_lookup()); 0: empty */
+	/* FST_KCACHE_SAMPLE: the interrupted PC, where the walk started */
+	unsigned long pc;
 	u16 nr;			/* frames */
 	/*
 	 * Bytes above the anchor the places reach: a stack shallower than
@@ -38,11 +43,17 @@ struct fst_kcache_way {
 	u16 span;
 	u64 frames[FST_KCACHE_FRAMES];
 	u16 slots[FST_KCACHE_FRAMES];
-	/* fst_hash_frames() of the frames: a key's hash goes on from it */
+	/*
+	 * The probes' ways: fst_hash_frames() of the frames, which a key's
+	 * hash goes on from
+	 */
 	struct fst_hash hash;
 };
 
-/* One CPU's: only its own probes use it, with interrupts off. */
+/*
+ * One CPU's: only its own probes use it, with interrupts off, or only its
+ * own sampling timer (a cache of its own, in struct fst_cpu).
+ */
 struct fst_kcache {
 	struct fst_kcache_way way[FST_KCACHE_WAYS];
 	u32 victim;		/* the way replaced next */
@@ -57,23 +68,39 @@ enum fst_kcache_mode {
 	FST_KCACHE_CHECK,	/* on, and every hit walked too and compared */
 };
 
+/* kstack_cache=, set once at load (fst_kcache_set_mode()) */
+extern enum fst_kcache_mode fst_kcache_mode;
+
+/* Who looks stacks up: counted apart (the kind of a way, too). */
+enum fst_kcache_src {
+	FST_KCACHE_SWITCH,	/* the off-CPU probes (sched_switch, waking) */
+	FST_KCACHE_SAMPLE,	/* the sampling timer, at an interrupted PC */
+	FST_KCACHE_NR_SRC,
+};
+
+/* The kind of the timer's stacks; the probes' are 1 and 2. */
+#define FST_KCACHE_KIND_SAMPLE	3
+
 struct fst_kcache_counts {
 	u64 hits;		/* stacks recognised, not walked */
 	u64 walks;		/* stacks walked, while the cache was on */
 	u64 wrong;		/* CHECK: a hit that the walk contradicted */
 };
 
+void fst_kcache_set_mode(enum fst_kcache_mode mode);
 unsigned long fst_kcache_anchor(void);
-int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long anchor,
-		      u64 *frames, unsigned int max,
+unsigned long fst_kcache_regs_anchor(struct pt_regs *regs);
+int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
+		      unsigned long anchor, u64 *frames, unsigned int max,
 		      const struct fst_hash **hash);
-const struct fst_hash *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
+					unsigned long pc,
 					unsigned long anchor,
 					const u64 *frames,
 					const unsigned long *slots,
 					unsigned int n);
-void fst_kcache_count(unsigned int hits, unsigned int walks,
-		      unsigned int wrong);
-void fst_kcache_counts(struct fst_kcache_counts *sum);
+void fst_kcache_count(enum fst_kcache_src src, unsigned int hits,
+		      unsigned int walks, unsigned int wrong);
+void fst_kcache_counts(enum fst_kcache_src src, struct fst_kcache_counts *sum);
 
 #endif /* FLAMESTAT_KSTACK_CACHE_H */

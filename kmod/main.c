@@ -114,7 +114,7 @@ MODULE_PARM_DESC(offcpu_tasks, "offcpu, wall: tasks that can be blocked at once 
 
 static unsigned int kstack_cache = 1;
 module_param(kstack_cache, uint, 0444);
-MODULE_PARM_DESC(kstack_cache, "offcpu, wall: 1: a kernel stack met again at a switch is recognised, not walked again (ORC kernels); 0: every one walked; 2: both, and differences counted (default 1)");
+MODULE_PARM_DESC(kstack_cache, "1: a kernel stack met again (at a switch, or in a sample at the same interrupted PC) is recognised, not walked again (ORC kernels); 0: every one walked; 2: both, and differences counted (default 1)");
 
 static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 {

@@ -107,12 +107,6 @@ struct fst_tp {
 	bool wrap_learned;
 };
 
-/*
- * kstack_cache= (fst_offcpu_init()): set at load, read when a run starts
- * and by the probes.
- */
-static enum fst_kcache_mode fst_kcache_mode = FST_KCACHE_ON;
-
 static struct fst_tp fst_tp_switch = { .name = "sched_switch" };
 static struct fst_tp fst_tp_wakeup = { .name = "sched_waking" };
 
@@ -318,12 +312,13 @@ static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
 	unsigned int n, skip, lim, n2, vmax;
 	bool complete, wrong = false;
 	u32 flags2 = 0, cut = 0;
+	struct fst_kcache_way *w;
 	int hit;
 
 	BUILD_BUG_ON(FST_KCACHE_FRAMES + FST_OFF_SKIP_MAX > FST_KCACHE_WALK);
 	if (!anchor)
 		return -1;
-	hit = fst_kcache_lookup(kc, kind, anchor, frames, max, khash);
+	hit = fst_kcache_lookup(kc, kind, 0, anchor, frames, max, khash);
 	if (hit >= 0) {
 		/*
 		 * kstack_cache=2: walked as well (as deep as to tell a deeper
@@ -335,19 +330,24 @@ static int fst_off_kcached(struct fst_offcpu *o, struct fst_tp *tp,
 			wrong = n2 != hit || flags2 ||
 				memcmp(tmp, frames, n2 * sizeof(u64));
 		}
-		fst_kcache_count(1, 0, wrong);
+		fst_kcache_count(FST_KCACHE_SWITCH, 1, 0, wrong);
 		return hit;
 	}
 	lim = min_t(unsigned int, max + FST_OFF_SKIP_MAX, FST_KCACHE_WALK);
-	n = fst_walk_kernel_slots(tmp, kc->walk_slots, lim, &complete);
+	n = fst_walk_kernel_slots(NULL, tmp, kc->walk_slots, lim, &complete);
 	if (!complete && lim < max + FST_OFF_SKIP_MAX)
 		return -1;
-	fst_kcache_count(0, 1, 0);
+	fst_kcache_count(FST_KCACHE_SWITCH, 0, 1, 0);
 	n = fst_off_keep(tp, buf, n, frames, max, &cut, &skip);
 	*flags |= cut;
-	if (complete && !cut)
-		*khash = fst_kcache_store(kc, kind, anchor, frames,
-					  kc->walk_slots + skip, n);
+	if (complete && !cut) {
+		w = fst_kcache_store(kc, kind, 0, anchor, frames,
+				     kc->walk_slots + skip, n);
+		if (w) {
+			fst_hash_frames(&w->hash, w->frames, w->nr);
+			*khash = &w->hash;
+		}
+	}
 	return n;
 }
 #endif
@@ -471,12 +471,35 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 	raw_spin_unlock(fst_off_lock(o, b));
 }
 
-/* Scheduler: @next switches in; count its block if it has a slot. */
+/*
+ * Scheduler: the hash of @slot's key, from the state the kernel-stack
+ * cache kept after its kernel frames when it had one.
+ */
+static void fst_off_hash(struct fst_offslot *slot)
+{
+	struct fst_entry *key = &slot->key;
+
+	if (!slot->khash_n) {
+		key->hash = fst_entry_hash(key);
+		return;
+	}
+	key->hash = fst_entry_hash_from(&slot->khash, slot->khash_n, key);
+	/* kstack_cache=2: the resumed hash checked, as the frames are */
+	if (fst_kcache_mode == FST_KCACHE_CHECK &&
+	    key->hash != fst_entry_hash(key))
+		fst_kcache_count(FST_KCACHE_SWITCH, 0, 0, 1);
+}
+
+/*
+ * Scheduler: @next switches in; count its block if it has a slot: in one
+ * of the entries the last blocks on this CPU were counted in when it is
+ * the same stack, else through the hash and the table.
+ */
 static void fst_off_in(struct fst_sampler *s, struct fst_offcpu *o,
 		       struct fst_cpu *c, struct task_struct *next, u64 now)
 {
 	struct fst_offslot *slot = fst_off_take(o, next);
-	struct fst_entry *key;
+	struct fst_entry *key, *e;
 	struct fst_table *t;
 	u64 ns;
 	u32 at;
@@ -499,17 +522,17 @@ static void fst_off_in(struct fst_sampler *s, struct fst_offcpu *o,
 		fst_off_put(o, slot);
 		return;
 	}
-	if (slot->khash_n) {
-		key->hash = fst_entry_hash_from(&slot->khash, slot->khash_n,
-						key);
-		/* kstack_cache=2: the resumed hash checked, as the frames are */
-		if (fst_kcache_mode == FST_KCACHE_CHECK &&
-		    key->hash != fst_entry_hash(key))
-			fst_kcache_count(0, 0, 1);
+	e = fst_recent_off_lookup(&c->recent, t, key);
+	if (e) {
+		e->count++;
+		e->periods += ns;
+		added = 0;
 	} else {
-		key->hash = fst_entry_hash(key);
+		fst_off_hash(slot);
+		added = fst_table_add(t, key, 1, ns, &at);
+		if (added >= 0)
+			fst_recent_off_note(&c->recent, t, at);
 	}
-	added = fst_table_add(t, key, 1, ns, &at);
 	if (added < 0) {
 		fst_off_drop(t, added == -E2BIG ? FLAMESTAT_OFFDROP_PROBE :
 			     FLAMESTAT_OFFDROP_CPU_TABLE_FULL);
@@ -625,7 +648,6 @@ static void fst_find_tp(struct tracepoint *tp, void *priv)
 
 /**
  * fst_offcpu_init() - find the scheduler's tracepoints
- * @kstack_cache: enum fst_kcache_mode, for the runs to come
  *
  * They are not exported as symbols; for_each_kernel_tracepoint() finds
  * them. A kernel without them still loads; off-CPU time is then refused.
@@ -633,9 +655,8 @@ static void fst_find_tp(struct tracepoint *tp, void *priv)
  * Context: process context, module load.
  * Return: 0.
  */
-int fst_offcpu_init(unsigned int kstack_cache)
+int fst_offcpu_init(void)
 {
-	fst_kcache_mode = kstack_cache;
 	for_each_kernel_tracepoint(fst_find_tp, NULL);
 	if (!fst_tp_switch.tp || !fst_tp_wakeup.tp)
 		pr_info("no sched_switch or sched_waking tracepoint: off-CPU time is not measured\n");

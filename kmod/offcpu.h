@@ -12,7 +12,7 @@
 
 #include "sampler.h"
 
-int fst_offcpu_init(unsigned int kstack_cache);
+int fst_offcpu_init(void);
 int fst_offcpu_start(struct fst_sampler *s, u32 nr_tasks);
 void fst_offcpu_stop(struct fst_sampler *s, struct fst_counts *counts);
 void fst_offcpu_detach(struct fst_sampler *s);

@@ -25,6 +25,8 @@
 #ifndef FLAMESTAT_RECENT_H
 #define FLAMESTAT_RECENT_H
 
+#include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "table.h"
@@ -34,6 +36,9 @@
  * up to 16 bytes of code never has two of its PCs share a slot.
  */
 #define FST_RECENT_SLOTS	16
+
+/* Off-CPU stacks kept (most recently counted first). */
+#define FST_RECENT_OFF		4
 
 /*
  * A slot is the chain's when its gen is: a new chain bumps gen rather than
@@ -49,12 +54,24 @@ struct fst_recent {
 		u32 off;
 		u32 gen;
 	} slot[FST_RECENT_SLOTS];
+	/*
+	 * The off-CPU probes' (offcpu.c): the entries the last blocks that
+	 * ended on this CPU were counted in, the latest first (0: none),
+	 * while off_tab is the table they are in. In a ping-pong, or any
+	 * steady blocking, the same few stacks (each task's sleep, and its
+	 * preemption by the task it woke) end their blocks on a CPU in turn:
+	 * a compare, which another task's stack fails at its first word,
+	 * instead of the keyed hash and the table's probe.
+	 */
+	const struct fst_table *off_tab;
+	u32 off[FST_RECENT_OFF];
 };
 
 /* Hard-irq or the IPIs that change a CPU's active table: forget it all. */
 static inline void fst_recent_reset(struct fst_recent *r)
 {
 	r->tab = NULL;
+	r->off_tab = NULL;
 }
 
 static __always_inline u32 fst_recent_index(u64 leaf)
@@ -117,6 +134,57 @@ static __always_inline void fst_recent_note(struct fst_recent *r,
 	r->slot[s].leaf = key->frames[0];
 	r->slot[s].off = off;
 	r->slot[s].gen = r->gen;
+}
+
+/*
+ * The sched_switch probe, interrupts off: the entry of table @t that
+ * counts off-CPU @key, if it is one of the last FST_RECENT_OFF counted;
+ * or NULL.
+ */
+static __always_inline struct fst_entry *
+fst_recent_off_lookup(struct fst_recent *r, struct fst_table *t,
+		      const struct fst_entry *key)
+{
+	struct fst_entry *e;
+	u32 i, off;
+
+	if (r->off_tab != t)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(r->off); i++) {
+		off = r->off[i];
+		if (!off)
+			break;
+		e = (struct fst_entry *)&t->arena[off];
+		if (fst_key_same(e, key)) {
+			/* The latest first. */
+			for (; i > 0; i--)
+				r->off[i] = r->off[i - 1];
+			r->off[0] = off;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The sched_switch probe, interrupts off: an off-CPU block was just
+ * counted at arena word @off of table @t (not found by
+ * fst_recent_off_lookup()).
+ */
+static __always_inline void fst_recent_off_note(struct fst_recent *r,
+						const struct fst_table *t,
+						u32 off)
+{
+	u32 i;
+
+	if (r->off_tab != t) {
+		r->off_tab = t;
+		memset(r->off, 0, sizeof(r->off));
+	} else {
+		for (i = FST_RECENT_OFF - 1; i > 0; i--)
+			r->off[i] = r->off[i - 1];
+	}
+	r->off[0] = off;
 }
 
 #endif /* FLAMESTAT_RECENT_H */

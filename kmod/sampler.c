@@ -22,6 +22,7 @@
 
 #include "arch.h"
 #include "compat.h"
+#include "kstack_cache.h"
 #include "sampler.h"
 
 /* The rate falls at most to 1/256 of the frequency (about 4 Hz at 997). */
@@ -111,6 +112,81 @@ static void fst_sample_added(struct fst_cpu *c, struct fst_table *t,
 	fst_cpu_table_grew(c, t);
 }
 
+#ifdef FST_ARCH_HAVE_KSLOTS
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ * kstack_cache=2: a stack the cache recognised (@n frames in @frames) is
+ * walked as well, as deep as to tell a deeper one, and a difference
+ * counted.
+ */
+static void fst_sample_kcheck(struct fst_kcache *kc, struct pt_regs *regs,
+			      const u64 *frames, unsigned int n,
+			      unsigned int max)
+{
+	u64 *walk = (u64 *)kc->walk_slots;
+	unsigned int vmax = min_t(unsigned int, max, FST_KCACHE_FRAMES + 2);
+	unsigned int n2;
+	u32 flags = 0;
+
+	BUILD_BUG_ON(FST_KCACHE_FRAMES + 2 > FST_KCACHE_WALK);
+	n2 = fst_walk_kernel(regs, walk, vmax, &flags);
+	fst_kcache_count(FST_KCACHE_SAMPLE, 0, 0,
+			 n2 != n || flags || memcmp(walk, frames, n * sizeof(u64)));
+}
+#endif
+
+/*
+ * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
+ * The interrupted kernel stack, as fst_walk_kernel() walks it, through this
+ * CPU's cache of kernel stacks where it has one (kstack_cache.c): a stack
+ * met before at the same interrupted PC is read from the cache; another is
+ * walked with the places of its return addresses, and kept.
+ */
+static unsigned int fst_sample_kstack(struct fst_cpu *c, struct pt_regs *regs,
+				      u64 *frames, unsigned int max,
+				      u32 *flags)
+{
+#ifdef FST_ARCH_HAVE_KSLOTS
+	struct fst_kcache *kc = c->kcache;
+	unsigned long anchor, pc = instruction_pointer(regs);
+	const struct fst_hash *h;
+	unsigned int n, lim;
+	bool complete;
+	int hit;
+
+	anchor = kc && max > 1 ? fst_kcache_regs_anchor(regs) : 0;
+	if (anchor) {
+		/* frames[0] is the interrupted PC, the callers after it */
+		hit = fst_kcache_lookup(kc, FST_KCACHE_KIND_SAMPLE, pc, anchor,
+					frames + 1, max - 1, &h);
+		if (hit >= 0) {
+			frames[0] = pc;
+			fst_kcache_count(FST_KCACHE_SAMPLE, 1, 0, 0);
+			if (fst_kcache_mode == FST_KCACHE_CHECK)
+				fst_sample_kcheck(kc, regs, frames, hit + 1,
+						  max);
+			return hit + 1;
+		}
+		lim = min_t(unsigned int, max - 1, FST_KCACHE_WALK);
+		n = fst_walk_kernel_slots(regs, frames + 1, kc->walk_slots,
+					  lim, &complete);
+		/* Cut by the cache's room, short of @max: walked again, whole. */
+		if (!complete && lim < max - 1)
+			goto walk;
+		frames[0] = pc;
+		fst_kcache_count(FST_KCACHE_SAMPLE, 0, 1, 0);
+		if (complete)
+			fst_kcache_store(kc, FST_KCACHE_KIND_SAMPLE, pc, anchor,
+					 frames + 1, kc->walk_slots, n);
+		else
+			*flags |= FLAMESTAT_STACKF_KERNEL_TRUNCATED;
+		return n + 1;
+	}
+walk:
+#endif
+	return fst_walk_kernel(regs, frames, max, flags);
+}
+
 /*
  * Hard-irq (hrtimer): must not sleep, allocate or take sleeping locks.
  * Takes one sample on this CPU into table @t, worth @periods periods.
@@ -197,8 +273,8 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 		 * user part, written after it.
 		 */
 		BUILD_BUG_ON(FST_ARCH_KWALK_EXTRA > FLAMESTAT_MAX_USER_DEPTH);
-		nk = fst_walk_kernel(regs, key->frames, cfg->kernel_depth,
-				     &flags);
+		nk = fst_sample_kstack(c, regs, key->frames, cfg->kernel_depth,
+				       &flags);
 	}
 	key->proc_id = 0;
 	if (want_user) {
@@ -539,6 +615,7 @@ void fst_sampler_free(struct fst_sampler *s)
 		fst_table_free(&c->tab[0]);
 		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
+		kfree(c->kcache);
 	}
 	free_percpu(s->cpus);
 	s->cpus = NULL;
@@ -575,6 +652,11 @@ int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
 		pr_warn("cpu%u: no memory for its tables; not sampled\n", cpu);
 		return -ENOMEM;
 	}
+#ifdef FST_ARCH_HAVE_KSLOTS
+	/* Without it the timer walks every kernel stack, as with kstack_cache=0. */
+	if (fst_kcache_mode != FST_KCACHE_OFF && !c->kcache)
+		c->kcache = kzalloc_node(sizeof(*c->kcache), GFP_KERNEL, node);
+#endif
 	c->ready = true;
 	return 0;
 }

@@ -18,6 +18,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+struct fst_kcache;
+
 #include "config.h"
 #include "procdb.h"
 #include "recent.h"
@@ -61,6 +63,8 @@ struct fst_cpu {
 	struct fst_recent recent; /* last stacks counted in tab[active] */
 	struct fst_entry *scratch; /* the key being built */
 	u32 off_cursor;		/* offcpu.c: where to look for a free slot */
+	/* The timer's kernel stacks met last; NULL: kstack_cache=0, no ORC */
+	struct fst_kcache *kcache;
 	struct fst_sampler *s;
 };
 

@@ -642,7 +642,8 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 	if (err)
 		return err;
 	fst_clock_init();
-	fst_offcpu_init(lim->kstack_cache);
+	fst_kcache_set_mode(lim->kstack_cache);
+	fst_offcpu_init();
 
 	err = fst_sampler_init(s, &sess.agg.work);
 	if (err)

@@ -246,11 +246,7 @@ u32 fst_entry_hash_from(const struct fst_hash *from, u32 done,
 /* The same stack: hash, header words (the frame counts among them), frames. */
 static bool fst_entry_same(const struct fst_entry *a, const struct fst_entry *b)
 {
-	return a->hash == b->hash &&
-	       fst_words_same(fst_key_words(a), fst_key_words(b),
-			      FST_KEY_HDR_WORDS) &&
-	       fst_words_same(a->frames, b->frames,
-			      fst_entry_frames(a));
+	return a->hash == b->hash && fst_key_same(a, b);
 }
 
 /*

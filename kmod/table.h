@@ -86,6 +86,15 @@ static inline u32 fst_entry_words(const struct fst_entry *e)
 	return FST_ENTRY_HDR_WORDS + fst_entry_frames(e);
 }
 
+/* Any context. The same key: header words (frame counts among them), frames. */
+static __always_inline bool fst_key_same(const struct fst_entry *a,
+					 const struct fst_entry *b)
+{
+	return fst_words_same(fst_key_words(a), fst_key_words(b),
+			      FST_KEY_HDR_WORDS) &&
+	       fst_words_same(a->frames, b->frames, fst_entry_frames(a));
+}
+
 /* Counters that add up when tables are merged (see struct flamestat_stats). */
 struct fst_counts {
 	u64 samples;

@@ -14,6 +14,11 @@
 # counts nothing. kstack_cache=0 walks every stack; 3 is refused. The
 # off-CPU times themselves are checked by 56-offcpu and the others, with
 # the cache on (the default).
+# The sampling timer has a cache of its own (CPU mode): a kernel stack
+# interrupted at a PC met before, under the same callers. The same
+# checks hold for it, over system calls (read(2) into a large buffer,
+# getppid), pipes and a switch storm, fork/exec/exit, io_uring, the idle
+# task and a 32-bit task; its counts are kstack_cache_sample_*.
 # timeout: 240
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -45,6 +50,39 @@ else
 	expect_eq "no cache here: nothing recognised" "$hits" 0
 	expect_eq "no cache here: nothing counted as walked" "$walks" 0
 fi
+check "unload" fs_unload
+
+fs_load freq=4999 idle=1 kstack_cache=2
+check "syscalls -m read runs" sh -c "$FS_WL/syscalls -m read 2 >/dev/null"
+check "syscalls -m getppid runs" sh -c "$FS_WL/syscalls -m getppid 1 >/dev/null"
+check "offcpu -p pipe,storm runs" sh -c "$FS_WL/offcpu -p pipe,storm 2 >/dev/null"
+check "shortlived runs" sh -c "$FS_WL/shortlived -n 40 -m 10 20 >/dev/null"
+check "iouring runs" sh -c "$FS_WL/iouring 2 >/dev/null 2>&1"
+if [ -x "$FS_WL/hostile32" ]; then
+	check "hostile32 -m nap runs" sh -c "$FS_WL/hostile32 -m nap 1 >/dev/null"
+fi
+check "stop" fs_write stop
+cp "$FS_STATS" "$FS_TMP/stats.sample"
+artifact "$FS_TMP/stats.sample"
+hits=$(fs_stat kstack_cache_sample_hits) walks=$(fs_stat kstack_cache_sample_walks)
+wrong=$(fs_stat kstack_cache_sample_wrong)
+log "timer, kstack_cache=2: $hits kernel stacks recognised, $walks walked, $wrong recognised wrongly; $(fs_stat recorded) samples recorded"
+expect_eq "timer: no stack recognised wrongly" "$wrong" 0
+if [ $cached = 1 ]; then
+	expect_ge "timer: kernel stacks sampled" $((hits + walks)) 2000
+	expect_ge "timer: most recognised (> 50%)" "$hits" "$walks"
+else
+	expect_eq "timer, no cache here: nothing recognised" "$hits" 0
+	expect_eq "timer, no cache here: nothing counted as walked" "$walks" 0
+fi
+check "unload" fs_unload
+
+fs_load freq=4999 kstack_cache=0
+check "syscalls -m read runs" sh -c "$FS_WL/syscalls -m read 1 >/dev/null"
+check "stop" fs_write stop
+expect_ge "timer, kstack_cache=0: samples recorded" "$(fs_stat recorded)" 500
+expect_eq "timer, kstack_cache=0: nothing recognised" "$(fs_stat kstack_cache_sample_hits)" 0
+expect_eq "timer, kstack_cache=0: no walk counted" "$(fs_stat kstack_cache_sample_walks)" 0
 check "unload" fs_unload
 
 fs_load_offcpu mode=offcpu kstack_cache=0

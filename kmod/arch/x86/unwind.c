@@ -96,9 +96,13 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 
 #ifdef CONFIG_UNWINDER_ORC
 /**
- * fst_walk_kernel_slots() - the current kernel stack, and where on it each
- *	return address is kept
- * @frames: where the frames go, the caller of this function first
+ * fst_walk_kernel_slots() - the current kernel stack, or the interrupted
+ *	one, and where on it each return address is kept
+ * @regs: NULL: the stack of this function's caller; else the interrupted
+ *	kernel registers, on the task's stack
+ * @frames: where the frames go: the caller of this function first; with
+ *	@regs, the caller of the interrupted function first (regs->ip, the
+ *	first frame fst_walk_kernel() stores, is not stored here)
  * @slots: for each frame, the address its return address was read from;
  *	0 when it does not hold that return address (put back by the unwinder
  *	in place of a trampoline's) or is not on the task's stack
@@ -112,12 +116,13 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
  * pointer. With the places, kstack_cache.c can tell that a later stack is
  * the same without walking it.
  *
- * Context: the scheduler (interrupts off): must not sleep, allocate or
- * take sleeping locks.
+ * Context: the scheduler (interrupts off), or hard-irq (the sampling
+ * timer, with @regs): must not sleep, allocate or take sleeping locks.
  * Return: the number of frames stored.
  */
-unsigned int fst_walk_kernel_slots(u64 *frames, unsigned long *slots,
-				   unsigned int max, bool *complete)
+unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
+				   unsigned long *slots, unsigned int max,
+				   bool *complete)
 {
 	unsigned long stack = (unsigned long)task_stack_page(current);
 	unsigned long top = stack + THREAD_SIZE, addr, p;
@@ -125,7 +130,8 @@ unsigned int fst_walk_kernel_slots(u64 *frames, unsigned long *slots,
 	unsigned int n = 0;
 
 	*complete = false;
-	for (unwind_start(&state, current, NULL, NULL); !unwind_done(&state);
+	/* From @regs, unwind_start() steps past the interrupted frame itself. */
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
 		if (!addr)
