@@ -12,8 +12,8 @@
 # insnprof.so, insnprof.out, results (the guest's @@BENCH lines), boot.log
 # and vm/ (logs; artifacts/overhead/kallsyms). Exits 1, saying why, when
 # the guest failed, the plugin saw no marker (QEMU without plugin support:
-# it needs TCG plugin API version 1, QEMU 7.x), the guest reported an
-# error or saved no kallsyms.
+# insnprof.c knows TCG plugin API versions 1, QEMU 7.x and 8.x, and 3,
+# QEMU 9.0 on), the guest reported an error or saved no kallsyms.
 set -u
 dir=$1 img=$2 mode=$3
 shift 3

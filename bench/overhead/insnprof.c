@@ -11,8 +11,14 @@
  *   ADDRESS COUNT           (kernel addresses, hex; only non-zero)
  *
  * user= counts the instructions executed in user mode (lower half).
- * Written against QEMU's plugin API version 1 (QEMU 7.x), whose few
- * declarations are repeated here.
+ * Written against two generations of QEMU's plugin API, whose few
+ * declarations are repeated here (no qemu-plugin.h): version 1 (QEMU 7.x
+ * and 8.x: inline adds to any address, qemu_plugin_insn_data() returns a
+ * pointer) and version 3 (QEMU 9.0 on, 10.0 included: inline adds only to
+ * per-vCPU scoreboard entries, qemu_plugin_insn_data() copies). No one
+ * qemu_plugin_version suits both (7.2 loads 0..1, 10.0 2..4), so a
+ * constructor sets it when QEMU loads the plugin, by which generation's
+ * functions (declared weak) QEMU has, before QEMU reads it.
  *
  *   qemu-system-x86_64 -plugin ./insnprof.so,out=FILE[,user=on][,irq=on] ...
  *
@@ -56,10 +62,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The QEMU plugin API, version 1 (include/qemu/qemu-plugin.h). */
+/*
+ * The QEMU plugin API (include/qemu/qemu-plugin.h): what both generations
+ * share, then each one's own, weak (NULL where this QEMU lacks them).
+ */
 typedef uint64_t qemu_plugin_id_t;
 struct qemu_plugin_tb;
 struct qemu_plugin_insn;
+struct qemu_plugin_scoreboard;
 typedef struct {
 	const char *target_name;
 	struct { int min; int cur; } version;
@@ -74,12 +84,6 @@ typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu, void *udata);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *udata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
-void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
-						enum qemu_plugin_op op,
-						void *ptr, uint64_t imm);
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 					  qemu_plugin_vcpu_udata_cb_t cb,
 					  enum qemu_plugin_cb_flags flags,
@@ -91,14 +95,64 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *udata);
+/*
+ * The same symbol in both, with another type in each: declared as
+ * version 3 has it, called through a pointer of version 1's type there.
+ */
+typedef const void *insn_data_v1_t(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest,
+			     size_t len);
+
+#define WEAK __attribute__((weak))
+/* Version 1 (QEMU 7.x, 8.x). */
+WEAK void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
+						   enum qemu_plugin_op op,
+						   void *ptr, uint64_t imm);
+WEAK void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
+						     enum qemu_plugin_op op,
+						     void *ptr, uint64_t imm);
+/* Version 2 on (QEMU 9.0 on). */
+typedef struct {
+	struct qemu_plugin_scoreboard *score;
+	size_t offset;
+} qemu_plugin_u64;
+WEAK struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
+WEAK void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score,
+				       unsigned int vcpu_index);
+WEAK int qemu_plugin_num_vcpus(void);
+WEAK void qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+	struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
+	qemu_plugin_u64 entry, uint64_t imm);
+WEAK void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+	struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
+	qemu_plugin_u64 entry, uint64_t imm);
 
 #define EXPORT __attribute__((visibility("default")))
 EXPORT int qemu_plugin_version = 1;
+
+/* This QEMU's generation: scoreboards (version 3), or not (version 1). */
+static bool v3;
+/* Version 1: its qemu_plugin_insn_data(), as it is there. */
+static insn_data_v1_t *insn_data_v1;
+
+__attribute__((constructor)) static void pick_version(void)
+{
+	v3 = qemu_plugin_scoreboard_new && qemu_plugin_scoreboard_find &&
+	     qemu_plugin_num_vcpus &&
+	     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu &&
+	     qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu;
+	/*
+	 * 3: the scoreboards came in 2, qemu_plugin_insn_data()'s copy in 3
+	 * (both in QEMU 9.0); 7.2 and 8.x accept up to 1.
+	 */
+	qemu_plugin_version = v3 ? 3 : 1;
+	if (!v3)
+		insn_data_v1 = (insn_data_v1_t *)(void (*)(void))qemu_plugin_insn_data;
+}
 
 /* The marker: nopl 0x4b4d5346(%rax), "FSMK". */
 static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0x46, 0x53, 0x4d, 0x4b };
@@ -106,11 +160,16 @@ static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0x46, 0x53, 0x4d, 0x4b
 /*
  * One counter per kernel instruction address, in a fixed open-addressing
  * table: inline ops write to the counters' addresses, so they never move.
+ * Version 3 adds only to scoreboard entries (one copy per vCPU): there the
+ * counters are in scoreboards of CHUNK each, given out in order of first
+ * use, and a mark sums them into the table's count first.
  */
 #define SLOTS (1u << 22)
+#define CHUNK (1u << 14)
 struct slot {
 	uint64_t pc;
 	uint64_t count;
+	uint32_t ctr;		/* version 3: its counter's number + 1, or 0 */
 	uint64_t last;		/* count at the previous marker */
 	uint64_t held;		/* irq=on: run with interrupts disabled */
 	uint64_t held_last;
@@ -124,6 +183,9 @@ struct slot {
 
 static struct slot *table;
 static uint64_t user_count, user_last;
+static struct qemu_plugin_scoreboard *chunk[SLOTS / CHUNK], *user_sb;
+static uint32_t nctr;		/* counters given out */
+static qemu_plugin_u64 user_entry;	/* version 3: user_count's counter */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *out;
 static unsigned int marks;
@@ -181,6 +243,56 @@ static struct slot *slot_of(uint64_t pc)
 	return NULL;
 }
 
+/* Version 3: a scoreboard entry's sum over the vCPUs. */
+static uint64_t sum_of(struct qemu_plugin_scoreboard *sb, size_t offset)
+{
+	int v, n = qemu_plugin_num_vcpus();
+	uint64_t sum = 0, x;
+
+	for (v = 0; v < n; v++) {
+		memcpy(&x, (char *)qemu_plugin_scoreboard_find(sb, (unsigned int)v) +
+		       offset, sizeof(x));
+		sum += x;
+	}
+	return sum;
+}
+
+/* Version 3: the counters' sums into the table. Under the lock. */
+static void sum_counts(void)
+{
+	uint32_t i, c;
+
+	for (i = 0; i < SLOTS; i++) {
+		c = table[i].ctr;
+		if (c--)
+			table[i].count = sum_of(chunk[c / CHUNK],
+						(c % CHUNK) * sizeof(uint64_t));
+	}
+	user_count = sum_of(user_sb, 0);
+}
+
+/* Version 3: @s's counter, given out at its first use. Under the lock. */
+static bool counter_of(struct slot *s, qemu_plugin_u64 *e)
+{
+	uint32_t c = s->ctr;
+
+	if (!c) {
+		if (nctr == SLOTS)
+			return false;
+		if (!chunk[nctr / CHUNK]) {
+			chunk[nctr / CHUNK] =
+				qemu_plugin_scoreboard_new(CHUNK * sizeof(uint64_t));
+			if (!chunk[nctr / CHUNK])
+				return false;
+		}
+		c = s->ctr = ++nctr;
+	}
+	c--;
+	e->score = chunk[c / CHUNK];
+	e->offset = (c % CHUNK) * sizeof(uint64_t);
+	return true;
+}
+
 static void on_marker(unsigned int vcpu, void *udata)
 {
 	uint64_t k = 0;
@@ -189,6 +301,8 @@ static void on_marker(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	(void)udata;
 	pthread_mutex_lock(&lock);
+	if (v3)
+		sum_counts();
 	for (i = 0; i < SLOTS; i++)
 		if (kernel_pc(table[i].pc))
 			k += table[i].count - table[i].last;
@@ -399,8 +513,14 @@ static void on_popf(unsigned int vcpu, void *udata)
 static bool insn_is(struct qemu_plugin_insn *insn, const unsigned char *b,
 		    size_t n)
 {
-	return qemu_plugin_insn_size(insn) == n &&
-	       !memcmp(qemu_plugin_insn_data(insn), b, n);
+	unsigned char buf[16];
+
+	if (qemu_plugin_insn_size(insn) != n)
+		return false;
+	if (!v3)
+		return !memcmp(insn_data_v1(insn), b, n);
+	return n <= sizeof(buf) && qemu_plugin_insn_data(insn, buf, n) == n &&
+	       !memcmp(buf, b, n);
 }
 
 static const unsigned char op_cli[] = { 0xfa }, op_sti[] = { 0xfb },
@@ -492,6 +612,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb), nuser = 0;
 	struct qemu_plugin_insn *insn;
+	qemu_plugin_u64 e;
 	struct slot *s;
 	uint64_t pc;
 
@@ -502,9 +623,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		pc = qemu_plugin_insn_vaddr(insn);
 		if (!kernel_pc(pc)) {
 			nuser++;
-			if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
-			    !memcmp(qemu_plugin_insn_data(insn), marker,
-				    sizeof(marker)))
+			if (insn_is(insn, marker, sizeof(marker)))
 				qemu_plugin_register_vcpu_insn_exec_cb(insn,
 					on_marker, QEMU_PLUGIN_CB_NO_REGS, NULL);
 			if (!per_user)
@@ -515,16 +634,26 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			full = true;
 			continue;
 		}
-		qemu_plugin_register_vcpu_insn_exec_inline(insn,
-			QEMU_PLUGIN_INLINE_ADD_U64, &s->count, 1);
+		if (!v3) {
+			qemu_plugin_register_vcpu_insn_exec_inline(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64, &s->count, 1);
+		} else if (counter_of(s, &e)) {
+			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
+		} else {
+			full = true;
+		}
 	}
 	if (track_irq && n)
 		track_tb(tb, n, nuser == 0);
 	pthread_mutex_unlock(&lock);
 	/* A block is all user or all kernel: one add for its user part. */
-	if (nuser)
+	if (nuser && !v3)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb,
 			QEMU_PLUGIN_INLINE_ADD_U64, &user_count, nuser);
+	else if (nuser)
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+			QEMU_PLUGIN_INLINE_ADD_U64, user_entry, nuser);
 }
 
 static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
@@ -553,6 +682,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		fprintf(stderr, "insnprof: out=FILE is required\n");
 		return 1;
 	}
+	if (!v3 && !(qemu_plugin_register_vcpu_tb_exec_inline &&
+		     qemu_plugin_register_vcpu_insn_exec_inline)) {
+		fprintf(stderr, "insnprof: this QEMU has neither plugin API "
+			"version 1's inline ops nor version 3's\n");
+		return 1;
+	}
 	if (track_irq && info->system_emulation &&
 	    info->system.smp_vcpus != 1) {
 		fprintf(stderr, "insnprof: irq=on needs one vCPU\n");
@@ -560,7 +695,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	}
 	out = fopen(path, "w");
 	table = calloc(SLOTS, sizeof(*table));
-	if (!out || !table) {
+	if (v3) {
+		user_sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+		user_entry.score = user_sb;
+		user_entry.offset = 0;
+	}
+	if (!out || !table || (v3 && !user_sb)) {
 		perror("insnprof");
 		return 1;
 	}
