@@ -663,14 +663,21 @@ int fst_offcpu_init(void)
 	return 0;
 }
 
-/* IPI, interrupts off: this CPU's tables may be written by the probes. */
+/*
+ * IPI, interrupts off: this CPU's tables may be written by the probes.
+ * While nothing wrote them, the drain merged and cleared both, the active
+ * one too, without the swap's IPI: the recent stacks (recent.h) may point
+ * into what was cleared, and go, as when a timer starts (fst_cpu_arm()).
+ */
 static void fst_off_allow(void *info)
 {
 	struct fst_sampler *s = info;
 	struct fst_cpu *c = this_cpu_ptr(s->cpus);
 
-	if (c->ready)
+	if (c->ready) {
+		fst_recent_reset(&c->recent);
 		WRITE_ONCE(c->probed, true);
+	}
 }
 
 /*

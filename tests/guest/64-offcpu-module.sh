@@ -118,4 +118,20 @@ expect_ge "timer samples taken" "$(fs_stat samples)" 1
 check "balanced" fs_balanced
 check "snapshot valid" snap_ok
 check "unload" fs_unload
+
+# Runs one after another, a pipe ping-pong in each. Between two runs no
+# probe writes a CPU's tables, so the drain merges and clears both, the
+# active one too; the next run must not count a block in an entry of the
+# CPU's recent stacks (kmod/recent.h) that was cleared: every run's
+# snapshot adds up to its stats (snapcheck.h).
+fs_load_offcpu mode=offcpu
+i=0
+while [ $i -lt 8 ]; do
+	check "run $i: offcpu -p pipe runs" sh -c "$FS_WL/offcpu -p pipe 1 >/dev/null"
+	check "run $i: stop" fs_write stop
+	check "run $i: snapshot adds up" snap_ok
+	check "run $i: start" fs_write start
+	i=$((i + 1))
+done
+check "unload" fs_unload
 finish
