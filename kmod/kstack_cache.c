@@ -134,7 +134,9 @@ static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
  *	fst_kcache_regs_anchor()
  * @frames: where its frames go
  * @max: room in @frames
- * @hash: set to fst_hash_frames() of them
+ * @hash: set to the kept way's hash state: fst_hash_frames() of the
+ *	frames where its caller set it (the probes'; the timer's ways have
+ *	none)
  *
  * Return: the number of frames, or -1: not kept (walk it).
  */
