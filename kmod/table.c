@@ -108,7 +108,6 @@ size_t fst_table_bytes(const struct fst_table *t)
  * hard-irq, as long as it likes. Keyed, it cannot aim; and a probe is
  * bounded anyway (FST_PROBE_MAX). Per frame: one compression round.
  */
-
 static struct fst_hash fst_hash_seed __read_mostly; /* the key's initial state */
 
 static __always_inline void fst_sipround(struct fst_hash *h)

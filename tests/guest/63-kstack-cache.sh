@@ -26,6 +26,15 @@
 cached=0
 [ "$(uname -m)" = x86_64 ] && cached=1
 
+# kcache_counts NAME PREFIX: the stats kept as artifact NAME; hits, walks
+# and wrong set from PREFIX_hits, PREFIX_walks and PREFIX_wrong.
+kcache_counts() {
+	cp "$FS_STATS" "$FS_TMP/$1"
+	artifact "$FS_TMP/$1"
+	hits=$(fs_stat "$2_hits") walks=$(fs_stat "$2_walks")
+	wrong=$(fs_stat "$2_wrong")
+}
+
 fs_load_offcpu mode=wall waker=1 kstack_cache=2
 check "offcpu runs" sh -c "$FS_WL/offcpu -p sleep,pipe,mutex,short,spin,storm 3 >$FS_TMP/truth"
 check "shortlived runs" sh -c "$FS_WL/shortlived -n 40 -m 10 20 >/dev/null"
@@ -37,10 +46,7 @@ else
 	not_ok "no hostile32 for $(uname -m) (tests/workloads/Makefile)"
 fi
 check "stop" fs_write stop
-cp "$FS_STATS" "$FS_TMP/stats"
-artifact "$FS_TMP/stats"
-hits=$(fs_stat kstack_cache_hits) walks=$(fs_stat kstack_cache_walks)
-wrong=$(fs_stat kstack_cache_wrong)
+kcache_counts stats kstack_cache
 log "kstack_cache=2: $hits stacks recognised, $walks walked, $wrong recognised wrongly; $(fs_stat offcpu_recorded) blocks recorded"
 expect_ge "blocks recorded" "$(fs_stat offcpu_recorded)" 1000
 expect_eq "no stack recognised wrongly" "$wrong" 0
@@ -66,10 +72,7 @@ if [ -x "$FS_WL/hostile32" ]; then
 	check "hostile32 -m nap runs" sh -c "$FS_WL/hostile32 -m nap 1 >/dev/null"
 fi
 check "stop" fs_write stop
-cp "$FS_STATS" "$FS_TMP/stats.sample"
-artifact "$FS_TMP/stats.sample"
-hits=$(fs_stat kstack_cache_sample_hits) walks=$(fs_stat kstack_cache_sample_walks)
-wrong=$(fs_stat kstack_cache_sample_wrong)
+kcache_counts stats.sample kstack_cache_sample
 log "timer, kstack_cache=2: $hits kernel stacks recognised, $walks walked, $wrong recognised wrongly; $(fs_stat recorded) samples recorded"
 expect_eq "timer: no stack recognised wrongly" "$wrong" 0
 if [ $cached = 1 ]; then
