@@ -87,6 +87,19 @@ static void fst_count_marks(struct fst_counts *cnt, u32 flags, bool unmapped)
 }
 
 /*
+ * Hard-irq, or the sched_switch probe with interrupts off: @key was counted
+ * in table @t. Counts it as recorded, and what marks it.
+ */
+static __always_inline void fst_sample_recorded(struct fst_table *t,
+						const struct fst_entry *key,
+						bool unmapped)
+{
+	t->counts.recorded++;
+	if (unlikely((key->flags & FST_STACKF_COUNTED) || unmapped))
+		fst_count_marks(&t->counts, key->flags, unmapped);
+}
+
+/*
  * Hard-irq, or the sched_switch probe with interrupts off: @key went into
  * table @t (fst_table_add(): @added 1 new, 0 counted on an existing entry,
  * negative dropped). Counts what was recorded and how it is marked, asks
@@ -105,9 +118,7 @@ static void fst_sample_added(struct fst_cpu *c, struct fst_table *t,
 			fst_procdb_check_frames(c->s->procdb, key->proc_id,
 						&key->frames[key->nr_kernel],
 						key->nr_user);
-		t->counts.recorded++;
-		if (unlikely((key->flags & FST_STACKF_COUNTED) || unmapped))
-			fst_count_marks(&t->counts, key->flags, unmapped);
+		fst_sample_recorded(t, key, unmapped);
 	}
 	fst_cpu_table_grew(c, t);
 }
@@ -290,15 +301,16 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	same_chain = fst_recent_same_chain(&c->recent, t, key);
 	e = same_chain ? fst_recent_lookup(&c->recent, t, key) : NULL;
 	if (e) {
+		/* An existing entry: nothing new to check, the table no fuller. */
 		e->count++;
 		e->periods += periods;
-		added = 0;
-	} else {
-		key->hash = fst_entry_hash(key);
-		added = fst_table_add(t, key, 1, periods, &at);
-		if (added >= 0)
-			fst_recent_note(&c->recent, t, key, at, same_chain);
+		fst_sample_recorded(t, key, want_user && !key->proc_id);
+		return;
 	}
+	key->hash = fst_entry_hash(key);
+	added = fst_table_add(t, key, 1, periods, &at);
+	if (added >= 0)
+		fst_recent_note(&c->recent, t, key, at, same_chain);
 	fst_sample_added(c, t, key, added, want_user && !key->proc_id);
 	return;
 
