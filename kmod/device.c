@@ -19,6 +19,7 @@
 
 #include "device.h"
 #include "kstack_cache.h"
+#include "offcpu.h"
 #include "output.h"
 #include "session.h"
 
@@ -565,6 +566,8 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 	n += sysfs_emit_at(buf, n,
 			   "kstack_cache_sample_hits %llu\nkstack_cache_sample_walks %llu\nkstack_cache_sample_wrong %llu\n",
 			   kc.hits, kc.walks, kc.wrong);
+	n += sysfs_emit_at(buf, n, "offcpu_recent_hits %llu\n",
+			   fst_offcpu_recent_hits());
 	kfree(st);
 	return n;
 }

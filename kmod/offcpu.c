@@ -491,6 +491,29 @@ static void fst_off_hash(struct fst_offslot *slot)
 }
 
 /*
+ * Blocks counted in one of their CPU's recent entries (recent.h), without
+ * the hash and the table's probe, since the module was loaded: against
+ * offcpu_recorded, how often that shortcut serves (the stats file).
+ */
+static DEFINE_PER_CPU(u64, fst_off_recent_hits);
+
+/**
+ * fst_offcpu_recent_hits() - blocks counted through the recent entries
+ *
+ * Context: process context.
+ * Return: the count on every CPU since the module was loaded.
+ */
+u64 fst_offcpu_recent_hits(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(&fst_off_recent_hits, cpu));
+	return sum;
+}
+
+/*
  * Scheduler: @next switches in; count its block if it has a slot: in one
  * of the entries the last blocks on this CPU were counted in when it is
  * the same stack, else through the hash and the table.
@@ -526,6 +549,7 @@ static void fst_off_in(struct fst_sampler *s, struct fst_offcpu *o,
 	if (e) {
 		e->count++;
 		e->periods += ns;
+		__this_cpu_inc(fst_off_recent_hits);
 		added = 0;
 	} else {
 		fst_off_hash(slot);

@@ -18,6 +18,7 @@ void fst_offcpu_stop(struct fst_sampler *s, struct fst_counts *counts);
 void fst_offcpu_detach(struct fst_sampler *s);
 void fst_offcpu_cpu_online(struct fst_sampler *s);
 void fst_offcpu_cpu_offline(struct fst_sampler *s);
+u64 fst_offcpu_recent_hits(void);
 u32 fst_offcpu_blocked(struct fst_sampler *s);
 size_t fst_offcpu_bytes(struct fst_sampler *s);
 

@@ -292,13 +292,21 @@ cost_run() { # PROF REP
 	t1=$(now_ns)
 	c1=$(ctxt)
 	seen=0
+	# flamestat's own view of the run (the module was loaded for it):
+	# how many blocks took the shortcuts that make a switch cheap.
+	fsst=""
+	case $PROF in
+	flamestat*)
+		fsst=$(awk '$1 ~ /^(offcpu_recorded|offcpu_recent_hits|kstack_cache_hits|kstack_cache_walks)$/ {
+			printf " %s=%s", $1, $2 }' /sys/class/misc/flamestat/stats 2>/dev/null) ;;
+	esac
 	if [ "$PROF" != none ]; then
 		rm -f "$W/$PROF.folded"
 		"stop_$(echo "$PROF" | tr - _)" >/dev/null 2>&1
 		seen=$(awk '{ s = $0; sub(/ [0-9.e+]+$/, "", s); split(s, a, ";")
 			if (a[1] == "sched-pipe") t += $NF } END { printf "%.0f\n", t }' "$W/$PROF.folded" 2>/dev/null)
 	fi
-	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS seen_ns=${seen:-0}"
+	echo "@@BENCH-OFFCOST prof=$PROF rep=$2 elapsed_ns=$((t1 - t0)) switches=$((c1 - c0)) loops=$OFF_LOOPS seen_ns=${seen:-0}$fsst"
 }
 
 # ---- main ----

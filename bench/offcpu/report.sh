@@ -54,7 +54,12 @@ cost)
 	awk -v profs="$profilers" '
 	function kv(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
 	$1 == "@@BENCH-OFFCOST" { p = kv("prof"); e[p] += kv("elapsed_ns"); s[p] += kv("switches"); r[p]++
-		if (kv("seen_ns") != "") { o[p] += kv("seen_ns"); has_o[p] = 1 } }
+		if (kv("seen_ns") != "") { o[p] += kv("seen_ns"); has_o[p] = 1 }
+		if (kv("offcpu_recorded") != "") {
+			nrep++; rp[nrep] = p; rr[nrep] = kv("rep"); re[nrep] = kv("elapsed_ns"); rs[nrep] = kv("switches")
+			rb[nrep] = kv("offcpu_recorded"); rh[nrep] = kv("offcpu_recent_hits")
+			rk[nrep] = kv("kstack_cache_hits"); rw[nrep] = kv("kstack_cache_walks")
+		} }
 	END {
 		print "| profiler | switches/s | ns per switch | added per switch | off-CPU found |"
 		print "|---|---:|---:|---:|---:|"
@@ -84,6 +89,22 @@ cost)
 		if (("flamestat-user" in add) && ("perf" in add))
 			printf "With user stacks only, as perf --off-cpu records them, flamestat adds %+.0f ns: %s than perf.\n",
 				add["flamestat-user"], add["flamestat-user"] < add["perf"] ? "less" : "not less"
+		# Each flamestat run on its own, with the module'"'"'s counts: the
+		# repeats differ more than the others'"'"', and these say whether
+		# its shortcuts served them alike.
+		if (nrep && base) {
+			print ""
+			print "flamestat per run: the cost, the blocks counted in one of the CPU'"'"'s recent"
+			print "entries (no hash, no table probe), and the kernel stacks the cache recognised:"
+			print ""
+			print "| profiler | run | added per switch | blocks through the recent entries | kernel stacks recognised |"
+			print "|---|---:|---:|---:|---:|"
+			for (j = 1; j <= nrep; j++)
+				printf "| %s | %s | %s | %s | %s |\n", rp[j], rr[j],
+					rs[j] ? sprintf("%+.0f ns", re[j] / rs[j] - base) : "-",
+					rb[j] && rh[j] != "" ? sprintf("%.1f%% (%d of %d)", 100 * rh[j] / rb[j], rh[j], rb[j]) : "-",
+					rk[j] + rw[j] ? sprintf("%.1f%%", 100 * rk[j] / (rk[j] + rw[j])) : "-"
+		}
 		if (has_o["flamestat"] || has_o["perf"]) {
 			print ""
 			print "Off-CPU found: the off-CPU time each profiler reported for the benchmark'"'"'s"
