@@ -126,6 +126,31 @@ static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
 }
 
 /**
+ * fst_kcache_init() - an empty cache
+ * @kc: the cache, zeroed
+ *
+ * Context: any; before its first use.
+ */
+void fst_kcache_init(struct fst_kcache *kc)
+{
+	unsigned int i;
+
+	for (i = 0; i < FST_KCACHE_WAYS; i++)
+		kc->order[i] = i;
+}
+
+/* The way at place @k of kc->order was met: it goes first. */
+static __always_inline void fst_kcache_touch(struct fst_kcache *kc,
+					     unsigned int k)
+{
+	u8 way = kc->order[k];
+
+	for (; k > 0; k--)
+		kc->order[k] = kc->order[k - 1];
+	kc->order[0] = way;
+}
+
+/**
  * fst_kcache_lookup() - the current stack, if it is one of those kept
  * @kc: this CPU's cache
  * @kind: which probe (1, 2, ...): the frames above @anchor differ
@@ -146,10 +171,10 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
 {
 	unsigned long top = fst_stack_top();
 	struct fst_kcache_way *w;
-	unsigned int i, j;
+	unsigned int k, j;
 
-	for (i = 0; i < FST_KCACHE_WAYS; i++) {
-		w = &kc->way[i];
+	for (k = 0; k < FST_KCACHE_WAYS; k++) {
+		w = &kc->way[kc->order[k]];
 		if (w->kind != kind || w->pc != pc || w->nr > max ||
 		    anchor + w->span > top)
 			continue;
@@ -159,6 +184,7 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
 			    w->frames[j])
 				break;
 		if (j == w->nr) {
+			fst_kcache_touch(kc, k);
 			memcpy(frames, w->frames, w->nr * sizeof(u64));
 			*hash = &w->hash;
 			return w->nr;
@@ -210,8 +236,9 @@ struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 			return NULL;
 		}
 	}
-	w = &kc->way[kc->victim];
-	kc->victim = (kc->victim + 1) % FST_KCACHE_WAYS;
+	/* The way met longest ago. */
+	w = &kc->way[kc->order[FST_KCACHE_WAYS - 1]];
+	fst_kcache_touch(kc, FST_KCACHE_WAYS - 1);
 	w->kind = kind;
 	w->pc = pc;
 	w->nr = n;

@@ -833,6 +833,12 @@ int fst_offcpu_start(struct fst_sampler *s, u32 nr_tasks)
 	/* Without memory for it, every stack is walked: no error. */
 	if (fst_kcache_mode != FST_KCACHE_OFF)
 		o->kcache = alloc_percpu(struct fst_kcache);
+	if (o->kcache) {
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			fst_kcache_init(per_cpu_ptr(o->kcache, cpu));
+	}
 #endif
 
 	err = fst_off_attach(s);

@@ -628,6 +628,7 @@ void fst_sampler_free(struct fst_sampler *s)
 		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
 		kfree(c->kcache);
+		c->held = 0;
 	}
 	free_percpu(s->cpus);
 	s->cpus = NULL;
@@ -666,9 +667,14 @@ int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
 	}
 #ifdef FST_ARCH_HAVE_KSLOTS
 	/* Without it the timer walks every kernel stack, as with kstack_cache=0. */
-	if (fst_kcache_mode != FST_KCACHE_OFF && !c->kcache)
+	if (fst_kcache_mode != FST_KCACHE_OFF && !c->kcache) {
 		c->kcache = kzalloc_node(sizeof(*c->kcache), GFP_KERNEL, node);
+		if (c->kcache)
+			fst_kcache_init(c->kcache);
+	}
 #endif
+	c->held = scratch_words * sizeof(u64) +
+		  (c->kcache ? sizeof(*c->kcache) : 0);
 	c->ready = true;
 	return 0;
 }

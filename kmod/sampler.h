@@ -65,6 +65,7 @@ struct fst_cpu {
 	u32 off_cursor;		/* offcpu.c: where to look for a free slot */
 	/* The timer's kernel stacks met last; NULL: kstack_cache=0, no ORC */
 	struct fst_kcache *kcache;
+	size_t held;		/* bytes of scratch and kcache (mem_total) */
 	struct fst_sampler *s;
 };
 

@@ -534,8 +534,9 @@ void fst_get_stats(struct flamestat_stats *st)
 		if (!c->ready)
 			continue;
 		total += fst_table_bytes(&c->tab[0]) +
-			 fst_table_bytes(&c->tab[1]);
-		used += (c->tab[0].used + c->tab[1].used) * sizeof(u64);
+			 fst_table_bytes(&c->tab[1]) + c->held;
+		used += (c->tab[0].used + c->tab[1].used) * sizeof(u64) +
+			c->held;
 	}
 	cpus_read_unlock();
 	st->nr_cpus = s->running ? fst_sampler_nr_cpus(s) : 0;

@@ -73,6 +73,7 @@ if [ -x "$FS_WL/hostile32" ]; then
 fi
 check "stop" fs_write stop
 kcache_counts stats.sample kstack_cache_sample
+mem_cached=$(fs_stat mem_total)
 log "timer, kstack_cache=2: $hits kernel stacks recognised, $walks walked, $wrong recognised wrongly; $(fs_stat recorded) samples recorded"
 expect_eq "timer: no stack recognised wrongly" "$wrong" 0
 if [ $cached = 1 ]; then
@@ -90,6 +91,15 @@ check "stop" fs_write stop
 expect_ge "timer, kstack_cache=0: samples recorded" "$(fs_stat recorded)" 500
 expect_eq "timer, kstack_cache=0: nothing recognised" "$(fs_stat kstack_cache_sample_hits)" 0
 expect_eq "timer, kstack_cache=0: no walk counted" "$(fs_stat kstack_cache_sample_walks)" 0
+# Each CPU's cache of the timer's stacks (about 5 KiB) is memory the
+# module holds: mem_total counts it.
+log "mem_total: $mem_cached with the timer's caches, $(fs_stat mem_total) without"
+if [ $cached = 1 ]; then
+	expect_ge "mem_total counts the timer's caches (>= 1 KiB a CPU)" \
+		"$mem_cached" $(($(fs_stat mem_total) + $(nproc) * 1024))
+else
+	expect_eq "no cache here: the same mem_total" "$mem_cached" "$(fs_stat mem_total)"
+fi
 check "unload" fs_unload
 
 fs_load_offcpu mode=offcpu kstack_cache=0
