@@ -117,14 +117,6 @@ unsigned long fst_kcache_regs_anchor(struct pt_regs *regs)
 	return sp > top - THREAD_SIZE && sp < top ? sp : 0;
 }
 
-/* Where the word at @slot (FST_KCACHE_TOP | below the top, or above @anchor) is. */
-static unsigned long fst_kcache_place(u16 slot, unsigned long anchor,
-				      unsigned long top)
-{
-	return slot & FST_KCACHE_TOP ? top - (slot & ~FST_KCACHE_TOP) :
-	       anchor + slot;
-}
-
 /**
  * fst_kcache_init() - an empty cache
  * @kc: the cache, zeroed
@@ -178,9 +170,16 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
 		if (w->kind != kind || w->pc != pc || w->nr > max ||
 		    anchor + w->span > top)
 			continue;
-		for (j = 0; j < w->nr; j++)
+		for (j = 0; j < w->nr_low; j++)
 			if (READ_ONCE_NOCHECK(*(unsigned long *)
-				fst_kcache_place(w->slots[j], anchor, top)) !=
+					      (anchor + w->slots[j])) !=
+			    w->frames[j])
+				break;
+		if (j < w->nr_low)
+			continue;
+		for (; j < w->nr; j++)
+			if (READ_ONCE_NOCHECK(*(unsigned long *)
+					      (top - w->slots[j])) !=
 			    w->frames[j])
 				break;
 		if (j == w->nr) {
@@ -219,7 +218,7 @@ struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 	unsigned long entry = (unsigned long)task_pt_regs(current) -
 			      sizeof(long);
 	struct fst_kcache_way *w;
-	u16 enc[FST_KCACHE_FRAMES], span = 0;
+	u16 enc[FST_KCACHE_FRAMES], span = 0, nr_low = 0;
 	unsigned int i;
 
 	if (!n || n > FST_KCACHE_FRAMES)
@@ -227,11 +226,14 @@ struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 	for (i = 0; i < n; i++) {
 		p = slots[i];
 		if (p >= entry && p < top && top - p < FST_KCACHE_TOP) {
-			enc[i] = FST_KCACHE_TOP | (top - p);
+			enc[i] = top - p;
 		} else if (p >= anchor && p < entry &&
-			   p - anchor < FST_KCACHE_TOP - sizeof(long)) {
+			   p - anchor < FST_KCACHE_TOP - sizeof(long) &&
+			   nr_low == i) {
+			/* Above the anchor, and no place below the top before. */
 			enc[i] = p - anchor;
 			span = max_t(u16, span, enc[i] + sizeof(long));
+			nr_low++;
 		} else {
 			return NULL;
 		}
@@ -243,6 +245,7 @@ struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 	w->pc = pc;
 	w->nr = n;
 	w->span = span;
+	w->nr_low = nr_low;
 	memcpy(w->frames, frames, n * sizeof(u64));
 	memcpy(w->slots, enc, n * sizeof(u16));
 	return w;

@@ -24,9 +24,10 @@ struct pt_regs;
 #define FST_KCACHE_WALK		(FST_KCACHE_FRAMES + 16)
 
 /*
- * Where a return address lies: FST_KCACHE_TOP and the bytes below the top
- * of the task's stack (the system call's entry, above the random offset
- * the kernel may put below it), else the bytes above the probe's anchor.
+ * Where a return address lies: the bytes below the top of the task's
+ * stack (the system call's entry, above the random offset the kernel may
+ * put below it), else the bytes above the probe's anchor; fewer than
+ * FST_KCACHE_TOP either way.
  */
 #define FST_KCACHE_TOP		0x8000
 
@@ -41,6 +42,12 @@ struct fst_kcache_way {
 	 * would go past the top of its stack.
 	 */
 	u16 span;
+	/*
+	 * The first nr_low places are bytes above the anchor, the others
+	 * bytes below the top of the stack (a stack's return addresses lie
+	 * higher with every caller): no test of which a place is.
+	 */
+	u16 nr_low;
 	u64 frames[FST_KCACHE_FRAMES];
 	u16 slots[FST_KCACHE_FRAMES];
 	/*
