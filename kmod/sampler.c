@@ -628,7 +628,6 @@ void fst_sampler_free(struct fst_sampler *s)
 		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
 		kfree(c->kcache);
-		c->held = 0;
 	}
 	free_percpu(s->cpus);
 	s->cpus = NULL;
