@@ -355,6 +355,19 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 	fst_copy_release(&copy);
 	if (err)
 		return err;
+	req.flags &= ~FLAMESTAT_SNAP_DEFLATED;
+	if ((req.flags & FLAMESTAT_SNAP_DEFLATE) && fst_snapshot_can_deflate()) {
+		size_t zsize;
+		void *zbuf;
+
+		/* Failing that, the plain one: CLEAR has taken the samples. */
+		if (!fst_snapshot_deflate(buf, size, &zbuf, &zsize)) {
+			fst_snapshot_free(buf, size);
+			buf = zbuf;
+			size = zsize;
+			req.flags |= FLAMESTAT_SNAP_DEFLATED;
+		}
+	}
 
 	mutex_lock(&op->lock);
 	fst_snapshot_free(op->snap, op->snap_size);
@@ -364,6 +377,9 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 	req.size = size;
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
+
+/* Bytes readers copied out of binary snapshots since the load (stats). */
+static atomic64_t fst_snapshot_read_bytes = ATOMIC64_INIT(0);
 
 static long fst_ioc_read(struct file *file, void __user *arg)
 {
@@ -390,6 +406,7 @@ static long fst_ioc_read(struct file *file, void __user *arg)
 		goto out;
 	}
 	rd.copied = n;
+	atomic64_add(n, &fst_snapshot_read_bytes);
 	if (copy_to_user(arg, &rd, sizeof(rd)))
 		err = -EFAULT;
 out:
@@ -568,6 +585,8 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   kc.hits, kc.walks, kc.wrong);
 	n += sysfs_emit_at(buf, n, "offcpu_recent_hits %llu\n",
 			   fst_offcpu_recent_hits());
+	n += sysfs_emit_at(buf, n, "snapshot_read_bytes %lld\n",
+			   (long long)atomic64_read(&fst_snapshot_read_bytes));
 	kfree(st);
 	return n;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What readers get from a copy of the merged table (session.h): folded
- * text for cat (text.c) and the binary snapshot (snapshot.c), with kernel
- * frames named by ksym.c.
+ * text for cat (text.c) and the binary snapshot (snapshot.c, compressed
+ * by snapzip.c when asked), with kernel frames named by ksym.c.
  */
 #ifndef FLAMESTAT_OUTPUT_H
 #define FLAMESTAT_OUTPUT_H
@@ -26,6 +26,11 @@ struct fst_text {
 int fst_snapshot_build(struct fst_copy *copy, bool kaddr_ok, void **buf,
 		       size_t *size);
 void fst_snapshot_free(void *buf, size_t size);
+
+/* snapzip.c: the snapshot compressed (FLAMESTAT_SNAP_DEFLATE) */
+int fst_snapshot_deflate(const void *buf, size_t size, void **zbufp,
+			 size_t *zsizep);
+bool fst_snapshot_can_deflate(void);
 
 /* ksym.c: kernel symbol names */
 int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset);

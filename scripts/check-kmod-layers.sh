@@ -13,7 +13,7 @@ layer() {
 	sampler|recent|offcpu|kstack_cache) echo 1 ;;
 	drain) echo 2 ;;
 	session|readermem) echo 3 ;;
-	output|text|snapshot|ksym) echo 4 ;;
+	output|text|snapshot|snapzip|ksym) echo 4 ;;
 	device) echo 5 ;;
 	main) echo 6 ;;
 	*) echo unknown ;;

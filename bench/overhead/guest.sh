@@ -186,9 +186,15 @@ prof_flamestat() {
 	run_timed
 	stat_read samples
 	s1=$STAT
+	stat_read snapshot_read_bytes
+	b0=$STAT
 	t0=$(now_ns)
 	stop "$pid"
 	t1=$(now_ns)
+	# What the tool copied out of the module (the snapshot, compressed
+	# where the kernel can); the .fstat on disk is the tool's own gzip.
+	stat_read snapshot_read_bytes
+	b1=$STAT
 	if [ ! -s "$W/fs.svg" ]; then
 		err "prof=flamestat wl=$WL: no SVG: $(head -c 300 "$W/fs.err")"
 		return 1
@@ -198,7 +204,7 @@ prof_flamestat() {
 	hdr=$(grep -m1 '^# flamestat:' "$W/fs.folded")
 	cost=$(echo "$hdr" | sed -n 's/.* cost_ns=\([0-9.e+-]*\).*/\1/p')
 	taken=$(echo "$hdr" | sed -n 's/.* samples=\([0-9]*\).*/\1/p')
-	report "${taken:-0}" "$(size "$W/fs.fstat")" "$(size "$W/fs.svg")" $((t1 - t0)) \
+	report "${taken:-0}" $((${b1:-0} - ${b0:-0})) "$(size "$W/fs.svg")" $((t1 - t0)) \
 		"window_samples=$((s1 - s0)) recorded=$recorded cost_ns=${cost:-?}"
 	# Every timer firing of the session, idle ones included, against
 	# the time it ran (the module's counters outlive the recording).

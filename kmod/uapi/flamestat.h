@@ -249,7 +249,17 @@ struct flamestat_version {
 
 /* struct flamestat_snapshot.flags */
 #define FLAMESTAT_SNAP_CLEAR	(1U << 0) /* empty the table once copied */
-#define FLAMESTAT_SNAP_ALL	FLAMESTAT_SNAP_CLEAR
+/*
+ * In: compress the snapshot, a zlib stream (RFC 1950) of it, if this
+ * kernel can (zlib built in): about four times fewer bytes to read. Out:
+ * FLAMESTAT_SNAP_DEFLATED says that it was; without it the snapshot is
+ * plain (no zlib in this kernel, or no memory to compress: nothing is
+ * lost, CLEAR included). Modules older than the flag answer EINVAL and
+ * change nothing, CLEAR included: ask again without it.
+ */
+#define FLAMESTAT_SNAP_DEFLATE	(1U << 1)
+#define FLAMESTAT_SNAP_ALL	(FLAMESTAT_SNAP_CLEAR | FLAMESTAT_SNAP_DEFLATE)
+#define FLAMESTAT_SNAP_DEFLATED	(1U << 31) /* out only */
 
 /*
  * FLAMESTAT_IOC_SNAPSHOT: fold every CPU's samples in and serialise the

@@ -265,6 +265,9 @@ static void check_snapshot(int fd)
 	s.flags = 1U << 7;
 	expect_err(fd, FLAMESTAT_IOC_SNAPSHOT, &s, EINVAL,
 		   "SNAPSHOT unknown flag");
+	s.flags = FLAMESTAT_SNAP_DEFLATED;
+	expect_err(fd, FLAMESTAT_IOC_SNAPSHOT, &s, EINVAL,
+		   "SNAPSHOT DEFLATED is an answer, not a request");
 	s.flags = 0;
 	s.reserved = 1;
 	expect_err(fd, FLAMESTAT_IOC_SNAPSHOT, &s, EINVAL,

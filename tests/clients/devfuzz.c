@@ -731,12 +731,14 @@ static void op_snapshot(void)
 	struct flamestat_snapshot req = { 0 };
 	enum ptr_kind pk = rng_below(&rng, 4) ? P_GOOD : pick_ptr();
 	int s = pick_fd(), f, v = 0, r;
+	bool deflated;
 	struct expect x;
 
 	if (s < 0)
 		return;
 	f = fds[s].file;
-	req.flags = rng_below(&rng, 8) ? (uint32_t)rng_below(&rng, 2) :
+	/* CLEAR, DEFLATE, both or neither; now and then anything. */
+	req.flags = rng_below(&rng, 8) ? (uint32_t)rng_below(&rng, 4) :
 		    (uint32_t)rng_next(&rng);
 	req.reserved = rng_below(&rng, 10) ? 0 : (uint32_t)rng_next(&rng);
 	req.size = rng_next(&rng);
@@ -768,6 +770,9 @@ static void op_snapshot(void)
 	files[f].has_snap = true;
 	files[f].size_known = true;
 	files[f].snap_size = req.size;
+	deflated = req.flags & FLAMESTAT_SNAP_DEFLATED;
+	if (deflated && !(req.flags & FLAMESTAT_SNAP_DEFLATE))
+		fail_op("DEFLATED without DEFLATE asked");
 	/* Read it back in random pieces and check it. */
 	{
 		size_t chunk = rng_below(&rng, 2) ? req.size :
@@ -791,8 +796,17 @@ static void op_snapshot(void)
 			}
 			off += rd.copied;
 		}
-		if (buf && off == req.size)
+		/*
+		 * A compressed one (no zlib here, 32-bit builds included):
+		 * its zlib header; the tool's inflation is fuzzed on the host.
+		 */
+		if (buf && off == req.size && deflated) {
+			if (req.size < 2 || (buf[0] & 0x0f) != 8 ||
+			    ((buf[0] << 8) | buf[1]) % 31)
+				fail_op("DEFLATED snapshot without a zlib header");
+		} else if (buf && off == req.size) {
 			validate_snapshot(buf, req.size);
+		}
 		free(buf);
 	}
 }

@@ -107,10 +107,11 @@ static inline int stats_balance_err(const struct flamestat_stats *st,
 /*
  * Takes a snapshot with @flags and reads it in pieces of @chunk bytes
  * (0: all at once). Returns a malloc'ed buffer and its size, or NULL with
- * errno set (the failing ioctl's).
+ * errno set (the failing ioctl's); @outp: the flags the module gave back
+ * (FLAMESTAT_SNAP_DEFLATED), if not NULL.
  */
-static inline void *snap_take(int fd, uint32_t flags, size_t chunk,
-			      size_t *sizep)
+static inline void *snap_take_flags(int fd, uint32_t flags, size_t chunk,
+				    size_t *sizep, uint32_t *outp)
 {
 	struct flamestat_snapshot s = { .flags = flags };
 	struct flamestat_read rd = { 0 };
@@ -144,7 +145,15 @@ static inline void *snap_take(int fd, uint32_t flags, size_t chunk,
 		off += rd.copied;
 	}
 	*sizep = s.size;
+	if (outp)
+		*outp = s.flags;
 	return buf;
+}
+
+static inline void *snap_take(int fd, uint32_t flags, size_t chunk,
+			      size_t *sizep)
+{
+	return snap_take_flags(fd, flags, chunk, sizep, NULL);
 }
 
 /* What snap_validate() learnt, for callers that check more. */

@@ -12,6 +12,10 @@
  *   stack count=N tgid=N proc=N flags=0xF nk=N nu=N comm=NAME k=0x..,.. u=0x..,..
  *
  *   snapdump [-c] [-o RAW]    -c: SNAP_CLEAR; -o: also save the raw bytes
+ *   snapdump -z [-c] -o RAW   asks for it compressed (SNAP_DEFLATE), saves
+ *                             what came and prints only "deflated N" or
+ *                             "plain N" (N: its bytes; a plain one is
+ *                             validated first)
  *
  * Exits 1 when the snapshot is invalid, 2 when it cannot be taken.
  */
@@ -46,7 +50,7 @@ int main(int argc, char **argv)
 {
 	const struct flamestat_snap_header *h;
 	const uint8_t *p, *end;
-	uint32_t flags = 0;
+	uint32_t flags = 0, out = 0;
 	const char *raw = NULL;
 	char why[300];
 	size_t size;
@@ -57,19 +61,23 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c"))
 			flags |= FLAMESTAT_SNAP_CLEAR;
+		else if (!strcmp(argv[i], "-z"))
+			flags |= FLAMESTAT_SNAP_DEFLATE;
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			raw = argv[++i];
-		else {
-			fprintf(stderr, "usage: snapdump [-c] [-o RAW]\n");
-			return 2;
-		}
+		else
+			break;
 	}
-	fd = open(FLAMESTAT_DEVICE, (flags ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (i < argc || ((flags & FLAMESTAT_SNAP_DEFLATE) && !raw)) {
+		fprintf(stderr, "usage: snapdump [-c] [-o RAW] | snapdump -z [-c] -o RAW\n");
+		return 2;
+	}
+	fd = open(FLAMESTAT_DEVICE, (flags & FLAMESTAT_SNAP_CLEAR ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0) {
 		perror("snapdump: open " FLAMESTAT_DEVICE);
 		return 2;
 	}
-	buf = snap_take(fd, flags, 0, &size);
+	buf = snap_take_flags(fd, flags, 0, &size, &out);
 	if (!buf) {
 		perror("snapdump: snapshot");
 		return 2;
@@ -83,9 +91,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (out & FLAMESTAT_SNAP_DEFLATED) {
+		if (!(flags & FLAMESTAT_SNAP_DEFLATE)) {
+			printf("invalid: DEFLATED without DEFLATE asked\n");
+			return 1;
+		}
+		printf("deflated %zu\n", size);
+		return 0;
+	}
 	if (snap_validate(buf, size, NULL, why, sizeof(why))) {
 		printf("invalid %s\n", why);
 		return 1;
+	}
+	if (flags & FLAMESTAT_SNAP_DEFLATE) {
+		printf("plain %zu\n", size);
+		return 0;
 	}
 	h = buf;
 	for (i = 0; i < FLAMESTAT_MAX_DROPS; i++)

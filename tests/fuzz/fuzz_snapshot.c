@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: user/profile/snapshot.c's parser of binary snapshots
- * (.fstat files and the device's output) on arbitrary bytes, then every
+ * (.fstat files and the device's output) on arbitrary bytes, inflated
+ * first by user/profile/snapzip.c when they start as a zlib or gzip
+ * stream (gzip'd .fstat files, the module's compressed snapshots), then every
  * lookup the tool makes on a parsed snapshot (maps of each user frame, KSYM
  * of each kernel frame). A hostile file must give an error, never a crash,
  * a leak or undefined behaviour (ASan, UBSan).
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "profile/snapshot.h"
+#include "profile/snapzip.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,12 +21,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct snapshot s;
 	char err[256];
-	void *raw = malloc(size ? size : 1);
+	void *raw;
 	size_t i, j;
 
-	if (!raw)
-		return 0;
-	memcpy(raw, data, size);
+	if (snapzip_is_compressed(data, size)) {
+		if (snapzip_inflate(data, size, &raw, &size, err, sizeof(err)))
+			return 0;
+	} else {
+		raw = malloc(size ? size : 1);
+		if (!raw)
+			return 0;
+		memcpy(raw, data, size);
+	}
 	memset(&s, 0, sizeof(s));
 	if (snapshot_parse(&s, raw, size, err, sizeof(err)))
 		return 0;	/* raw freed by the parser */

@@ -71,6 +71,11 @@ header flags=lockdown,kaddr_hidden freq=997 samples=9 recorded=9 cpus=4
 ksym 1 0 [withheld]
 stack 9 proc=0 tgid=0 comm=swapper/0 flags=kthread k=1
 EOF
+# Compressed: as record saves .fstat files (gzip) and as the module hands
+# snapshots out (zlib).
+gzip -9 -n -c "$seeds/snapshot/plain.fstat" >"$seeds/snapshot/plain.fstat.gz"
+python3 -c 'import sys, zlib; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read(), 1))' \
+	<"$seeds/snapshot/hidden.fstat" >"$seeds/snapshot/hidden.zlib"
 for f in "$TOP"/tests/golden/inputs/*.folded; do
 	[ -f "$f" ] && head -c 65536 "$f" >"$seeds/folded/$(basename "$f")"
 done

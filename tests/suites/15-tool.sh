@@ -130,6 +130,54 @@ fold_addresses_by_symbol() {
 golden fold-addresses fold_addresses_by_symbol
 golden fold-header "$FS" fold "${env_opts[@]}" --header "$T/snap.fstat"
 golden report "$FS" report "${env_opts[@]}" "$T/snap.fstat"
+
+# Compressed recordings: gzip (as record saves .fstat files) and zlib (as
+# the module sends snapshots) read to the same stacks; a damaged stream,
+# or one whose snapshot disagrees with its header's size, is refused with
+# the reason. zlib by hand: gzip's deflate data between its 10-byte header
+# and 8-byte trailer, a zlib header before, the Adler-32 after.
+zlib_of() { # IN OUT
+	local n
+	gzip -n -c "$1" >"$T/zlib.gz"
+	n=$(stat -c %s "$T/zlib.gz")
+	{
+		printf '\x78\x01'
+		tail -c +11 "$T/zlib.gz" | head -c $((n - 18))
+		od -An -tu1 -v "$1" | awk '{ for (i = 1; i <= NF; i++) { a = (a + $i) % 65521; b = (b + a) % 65521 } }
+			BEGIN { a = 1 } END { printf "%08x\n", b * 65536 + a }' |
+			sed 's/../\\x&/g' | xargs -0 printf '%b' | head -c 4
+	} >"$2"
+}
+gzip -n -c "$T/snap.fstat" >"$T/snap-gz.fstat"
+zlib_of "$T/snap.fstat" "$T/snap-zlib.fstat"
+"$FS" fold "${env_opts[@]}" "$T/snap.fstat" >"$T/plain.folded" 2>/dev/null
+for z in gz zlib; do
+	if "$FS" fold "${env_opts[@]}" "$T/snap-$z.fstat" >"$T/$z.folded" 2>"$T/$z.err" &&
+	   cmp -s "$T/plain.folded" "$T/$z.folded" && [ -s "$T/plain.folded" ]; then
+		pass "tool-snapzip-$z-reads"
+	else
+		fail "tool-snapzip-$z-reads" "$(head -c 300 "$T/$z.err")"
+	fi
+done
+# zlib_of's own check: a wrong Adler-32 is corrupt data to zlib.
+zlib_of "$T/snap.fstat" "$T/bad-zlib.fstat"
+printf '\0\0\0\0' | dd of="$T/bad-zlib.fstat" bs=1 seek=$(($(stat -c %s "$T/bad-zlib.fstat") - 4)) conv=notrunc 2>/dev/null
+gsize=$(stat -c %s "$T/snap-gz.fstat")
+head -c $((gsize / 2)) "$T/snap-gz.fstat" >"$T/cut-gz.fstat"
+{ cat "$T/snap-gz.fstat"; printf 'junk'; } >"$T/junk-gz.fstat"
+{ cat "$T/snap.fstat"; head -c 8 /dev/zero; } | gzip -n >"$T/long-gz.fstat"
+head -c $(($(stat -c %s "$T/snap.fstat") - 8)) "$T/snap.fstat" | gzip -n >"$T/short-gz.fstat"
+for c in "cut-gz:truncated" "junk-gz:bytes after the compressed snapshot" \
+	 "long-gz:longer than its header" "short-gz:ends after" "bad-zlib:incorrect data check"; do
+	f=${c%%:*} want=${c#*:}
+	if "$FS" fold "${env_opts[@]}" "$T/$f.fstat" >/dev/null 2>"$T/$f.err"; then
+		fail "tool-snapzip-refuses-$f" "read without an error"
+	elif grep -q "$want" "$T/$f.err"; then
+		pass "tool-snapzip-refuses-$f"
+	else
+		fail "tool-snapzip-refuses-$f" "want '$want', got: $(head -c 300 "$T/$f.err")"
+	fi
+done
 golden report-total "$FS" report "${env_opts[@]}" --sort total --limit 5 "$T/snap.fstat"
 # A folded file read back gives the same report as the snapshot.
 "$FS" fold "${env_opts[@]}" "$T/snap.fstat" >"$T/back.folded" 2>/dev/null
@@ -170,7 +218,8 @@ if gcc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
 	-I"$TOP/user" -I"$TOP/kmod" -o "$T/statusfmt" "$TOP/tests/tool/statusfmt.c" \
 	"$TOP/user/device/device.c" "$TOP/user/device/loadpolicy.c" \
-	"$TOP/user/lib/util.c" "$TOP/user/lib/cpulist.c" 2>"$T/statusfmt.log"; then
+	"$TOP/user/profile/snapzip.c" "$TOP/user/lib/util.c" "$TOP/user/lib/cpulist.c" \
+	-lz 2>"$T/statusfmt.log"; then
 	"$T/statusfmt" 25 <"$T/snap.fstat" >"$T/status-plain.out"
 	if grep -q '^overruns: ' "$T/status-plain.out" &&
 	   ! grep -q '^throttled:' "$T/status-plain.out"; then

@@ -304,7 +304,8 @@ else
 fi
 if gcc "${cflags[@]}" -o "$T/statusfmt" "$TOP/tests/tool/statusfmt.c" \
 	"$TOP/user/device/device.c" "$TOP/user/device/loadpolicy.c" \
-	"$TOP/user/lib/util.c" "$TOP/user/lib/cpulist.c" 2>"$T/statusfmt.log"; then
+	"$TOP/user/profile/snapzip.c" "$TOP/user/lib/util.c" "$TOP/user/lib/cpulist.c" \
+	-lz 2>"$T/statusfmt.log"; then
 	"$T/statusfmt" 25 <"$T/wall.fstat" | sed -n '/^off-cpu:/,$p' >"$T/status.got"
 	cat >"$T/status.want" <<'EOF'
 off-cpu:    12 blocks, 8 recorded (5.250 s off a CPU), 4 not recorded

@@ -12,6 +12,8 @@
 struct fs_dev {
 	int fd;
 	bool loaded_module;	/* this process loaded it */
+	bool no_deflate;	/* the module lacks FLAMESTAT_SNAP_DEFLATE */
+	unsigned long long snapshot_bytes; /* read from the module, in all */
 	struct flamestat_version version;
 };
 
@@ -48,7 +50,9 @@ void fs_dev_set_config_perror(struct fs_dev *dev,
 void fs_dev_snapshot_perror(const char *what);
 /*
  * Takes a snapshot and reads it whole into a malloc'ed buffer; waits up to
- * 10 s while other readers hold the module's reader memory (ENOBUFS).
+ * 10 s while other readers hold the module's reader memory (ENOBUFS). Asks
+ * for it compressed (FLAMESTAT_SNAP_DEFLATE) and inflates it; a module
+ * without that gives it plain.
  */
 int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **buf,
 		    size_t *size);

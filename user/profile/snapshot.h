@@ -97,11 +97,15 @@ struct snapshot {
  */
 int snapshot_parse(struct snapshot *s, void *raw, size_t size, char *err,
 		   size_t errlen);
-/* Reads and parses a raw .fstat file; prints errors itself. */
+/*
+ * Reads and parses a .fstat file, gzip'd (as snapshot_write() saves them)
+ * or plain (as older versions did); prints errors itself.
+ */
 int snapshot_load(struct snapshot *s, const char *path);
 /*
- * Writes the raw bytes, to be loaded again with snapshot_load(), adding a
- * HOST record (this machine's boot_id, release, hostname) if there is none:
+ * Writes the raw bytes gzip'd (zcat gives the module's format), to be
+ * loaded again with snapshot_load(), adding a HOST record (this machine's
+ * boot_id, release, hostname) if there is none:
  * to @f, flushed (0, or -1 with errno set, nothing printed), or to @path, replaced
  * atomically (lib/outfile.h; 0, or -1 after reporting).
  */
@@ -133,7 +137,7 @@ uint64_t snapshot_period_ns(uint32_t freq_hz);
 /* "cpu", "offcpu" or "wall"; "unknown" for other values. */
 const char *snapshot_mode_name(uint32_t mode);
 
-/* Does the file start with the snapshot magic? */
+/* Does the file start with the snapshot magic, once inflated if gzip'd? */
 bool snapshot_file_is_raw(const char *path);
 
 const struct snap_map *snap_proc_find_map(const struct snap_proc *p,
