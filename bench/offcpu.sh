@@ -6,7 +6,8 @@
 # not depend on the host's load). Prints two tables and writes them into
 # docs/PERFORMANCE.md between its bench-offcpu markers:
 #   accuracy  tests/workloads/offcpu (fixed sleeps, a pipe ping-pong, a
-#             contended mutex, writes + fsync on the virtio disk) under each
+#             contended mutex, writes + fsync and O_DIRECT writes on the
+#             virtio disk) under each
 #             profiler: per blocking function the off-CPU time each found
 #             against the workload's own truth (its wall minus CPU time in
 #             the calls) of that run

@@ -3,14 +3,15 @@
 # Guest side of `make bench-offcpu` (sourced by the test bench/offcpu.sh
 # generates, after /tests/lib.sh): off-CPU profilers side by side.
 #
-# accuracy: /opt/workloads/offcpu (sleep, pipe, mutex and disk parts; the
-#   disk part writes and fsyncs a file of the root file system, a virtio
-#   disk) under each profiler in turn, system-wide; per blocking function
+# accuracy: /opt/workloads/offcpu (sleep, pipe, mutex, disk and direct
+#   parts; disk writes and fsyncs a file of the root file system, a virtio
+#   disk, direct writes another range of it with O_DIRECT) under each profiler in turn, system-wide; per blocking function
 #   the profiler's off-CPU time (the stacks of the function's thread that
 #   name the function) against that run's truth (the workload's own wall
 #   minus CPU time in the calls):
-#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T wall_ns=W calls=N tool_ns=X
-#                    [state=S]
+#     @@BENCH-OFFCPU prof=P func=F comm=C truth_ns=T wall_ns=W calls=N
+#                    vcsw=V ivcsw=I tool_ns=X [state=S]
+#   (V, I: the thread's voluntary and involuntary switches in the calls)
 # cost: `perf bench sched pipe -l LOOPS` with no profiler and under each;
 #   context switches from /proc/stat:
 #     @@BENCH-OFFCOST prof=P rep=R elapsed_ns=E switches=S loops=L seen_ns=O
@@ -245,7 +246,7 @@ accuracy_run() { # PROF
 	fi
 	# -k: the workload stays (paused) after its truth until killed, so
 	# that profilers symbolizing at the end find the process.
-	"$WL" -k -p sleep,pipe,mutex,disk -f "$DATA" "$OFF_SECONDS" >"$W/truth" 2>"$W/wl.err" &
+	"$WL" -k -p sleep,pipe,mutex,disk,direct -f "$DATA" "$OFF_SECONDS" >"$W/truth" 2>"$W/wl.err" &
 	wpid=$!
 	if ! wait_until 600 grep -q '^end' "$W/truth"; then
 		err "prof=$PROF: the workload did not finish: $(head -c 300 "$W/wl.err")"
@@ -260,12 +261,14 @@ accuracy_run() { # PROF
 		off=$(echo "$rest" | sed -n 's/.* off_ns=\([0-9]*\).*/\1/p')
 		calls=$(echo "$rest" | sed -n 's/.* calls=\([0-9]*\).*/\1/p')
 		wall=$(echo "$rest" | sed -n 's/.* wall_ns=\([0-9]*\).*/\1/p')
+		vcsw=$(echo "$rest" | sed -n 's/.* vcsw=\([0-9]*\).*/\1/p')
+		ivcsw=$(echo "$rest" | sed -n 's/.* ivcsw=\([0-9]*\).*/\1/p')
 		got=0 st=""
 		if [ "$PROF" != none ]; then
 			got=$(tool_ns "$W/$PROF.folded" "$comm" "$fn")
 			case $PROF in flamestat*) st=" state=$(state_of "$W/$PROF.folded" "$comm" "$fn")" ;; esac
 		fi
-		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls tool_ns=$got$st"
+		echo "@@BENCH-OFFCPU prof=$PROF func=$fn comm=$comm truth_ns=$off wall_ns=$wall calls=$calls vcsw=$vcsw ivcsw=$ivcsw tool_ns=$got$st"
 	done
 	# The workload's off-CPU time a profiler kept without a stack: bcc's
 	# "[Missed Kernel Stack]" / "[Missed User Stack]" (its stack map

@@ -16,6 +16,7 @@ accuracy)
 		if (!(f in seen)) { seen[f] = 1; order[++n] = f; comm[f] = kv("comm") }
 		truth[p, f] = kv("truth_ns"); got[p, f] = kv("tool_ns"); calls[p, f] = kv("calls"); wall[p, f] = kv("wall_ns")
 		st[p, f] = kv("state"); ran[p] = 1
+		sw[p, f] = kv("vcsw") + kv("ivcsw"); vol[p, f] = kv("vcsw")
 	}
 	END {
 		np = split(profs, pr, " ")
@@ -34,18 +35,45 @@ accuracy)
 			}
 			print line
 		}
+		# The same differences per switch out of the calls: where they
+		# stay the same size per switch whatever the function, they are
+		# the two clocks'"'"' offsets at a switch, not time lost or made up.
+		print ""
+		h = "| function | switches per call (voluntary) |"; s = "|---|---:|"
+		for (j = 1; j <= np; j++) if (pr[j] != "none") { h = h " " pr[j] " |"; s = s "---:|" }
+		print h; print s
+		for (i = 1; i <= n; i++) {
+			f = order[i]
+			c = calls["none", f]
+			line = sprintf("| %s | %s |", f, c > 0 && sw["none", f] != "" ? sprintf("%.2f (%.2f)", sw["none", f] / c, vol["none", f] / c) : "-")
+			for (j = 1; j <= np; j++) {
+				p = pr[j]
+				if (p == "none") continue
+				if (!ran[p] || !((p, f) in truth) || sw[p, f] <= 0) { line = line " - |"; continue }
+				line = line sprintf(" %+.2f us |", (got[p, f] - truth[p, f]) / sw[p, f] / 1e3)
+			}
+			print line
+		}
 	}' "$results"
 	echo
 	echo "Each profiler's cell: its off-CPU ms of the function, of the truth of its own run"
 	echo "(in brackets: the difference); flamestat's also gives the task states of that time."
 	echo "The truth is the wall time inside the calls minus the thread's CPU time in them;"
 	echo "the wall time (in brackets, no-profiler run) bounds the off-CPU time from above."
-	echo "Where a call also runs long on the CPU (disk_write, disk_fsync: ext4 on one vCPU),"
-	echo "every profiler, within 0.1% of it elsewhere, differs from it by up to 35% either"
-	echo "way from run to run (never above the wall time): not explained yet."
-	echo "perf (\`perf record --off-cpu\`) counts only the time after a switch-out in state"
-echo "S or D, not a preempted thread's wait for the CPU (R): disk_write's off-CPU time"
-echo "(all R in flamestat's column) is not in perf's, nor the R part of disk_fsync's."
+	echo "The second table: each profiler's difference from the truth divided by the"
+	echo "thread's context switches inside the calls in that run (getrusage), in us per"
+	echo "switch. The truth's CPU clock stops and starts where the scheduler puts and"
+	echo "picks the thread, the profilers' clocks at the sched_switch tracepoint, other"
+	echo "points of the same switch: each switch out and back in leaves a few"
+	echo "microseconds (TCG, one vCPU) on one side, the same for every profiler: less"
+	echo "than 1 us short where the CPU goes straight to another task (pipe, mutex), 2"
+	echo "to 3 us over where it goes idle between (sleeps). Against waits of"
+	echo "milliseconds that is nothing; against waits of a few microseconds (buffered"
+	echo "writes preempted briefly, fsync mostly on the CPU, as the disk part runs when"
+	echo "it has the disk to itself) it is a large share of a small truth."
+echo "perf (\`perf record --off-cpu\`) counts only the time after a switch-out in state"
+echo "S or D, not a preempted thread's wait for the CPU (R): the R shares in flamestat's"
+echo "column are not in perf's."
 echo "flamestat-user: flamestat with -U, user stacks only, as perf records them."
 echo "\"-\": the profiler did not run (see below)."
 	awk '$1 == "@@BENCH-OFFLOST" { split($2, p, "="); split($3, t, "="); split($4, m, "=")

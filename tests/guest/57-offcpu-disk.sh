@@ -8,12 +8,13 @@
 # the workload's two measures of it, 5% allowed on each side: its wall
 # minus CPU time in the calls (the off-CPU time, as in the other tests)
 # and its wall time in them (an upper bound); and mostly in state D.
-# (Both: in the rootfs benchmark, on one vCPU, bcc and perf found 1 to
-# 27% more than wall minus CPU in fsync, never more than the wall time.
-# Not explained yet; a guess: each block's switch is CPU time for the
-# thread's clock and off-CPU time for a profiler in part, a few us under
-# TCG, and fsync there blocks thousands of times for short waits. On this
-# guest's loop device fsync's calls are 93% off-CPU: the bounds are close.)
+# (Both: the thread's CPU clock and a profiler's switch times differ by a
+# few microseconds at every switch under TCG, the same for every profiler
+# (bench-offcpu measures it per switch: under 1 us where the CPU goes to
+# another task, 2 to 3 us where it idles between). Calls that block for a
+# few microseconds at a time, as buffered writes and fsync on a fast disk
+# do, make that a large share of a small truth. On this guest's loop
+# device fsync's calls are 93% off-CPU: the bounds are close.)
 # timeout: 180
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh

@@ -48,6 +48,7 @@
  *
  *   func NAME comm=COMM state=S calls=N wall_ns=W off_ns=O max_ns=M
  *        under=U near=N near_ns=X over=V over_ns=Y long=L long_wall_ns=Z
+ *        vcsw=S ivcsw=P
  *   thread COMM life_ns=L cpu_ns=C
  *
  * wall_ns is the CLOCK_MONOTONIC time inside the calls, off_ns the part
@@ -61,6 +62,8 @@
  * min_block_us of US can keep, by the monotonic clock alone (a kept block
  * lies inside one such call; under a loaded host a call's off time, wall
  * minus CPU clock, has read less than the block flamestat timed in it).
+ * vcsw and ivcsw: the thread's voluntary and involuntary context
+ * switches inside the calls (getrusage(RUSAGE_THREAD)).
  * life_ns is the thread's lifetime from its first instruction to its
  * last, cpu_ns its CPU time.
  *
@@ -74,6 +77,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "common.h"
@@ -98,6 +102,7 @@ struct func {
 	const char *name, *comm, *state;
 	unsigned long long calls, wall, off, max, under, near, near_ns, over, over_ns;
 	unsigned long long nr_long, long_wall;
+	unsigned long long vcsw, ivcsw;
 };
 static struct func funcs[MAX_FUNCS];
 static unsigned int nr_funcs;
@@ -128,15 +133,29 @@ static struct func *func_new(const char *name, const char *comm, const char *sta
 	return f;
 }
 
-/* Where a call starts: both clocks. */
+/*
+ * Where a call starts: both clocks, and the thread's context switches
+ * (read outside the clocks' window): how many times the call left the
+ * CPU, voluntarily (S, D) or preempted (R). The truth, wall minus thread
+ * CPU time, and a profiler's switch-out to switch-in differ a little at
+ * every switch (each side's clock is read at another point of the
+ * scheduler), so the bench reports that difference per switch.
+ */
 struct t0 {
 	unsigned long long wall, cpu;
+	long vcsw, ivcsw;
 };
 
 static inline __attribute__((always_inline)) struct t0 t_start(void)
 {
-	struct t0 t = { now_ns(), thread_cpu_ns() };
+	struct rusage ru;
+	struct t0 t;
 
+	getrusage(RUSAGE_THREAD, &ru);
+	t.vcsw = ru.ru_nvcsw;
+	t.ivcsw = ru.ru_nivcsw;
+	t.wall = now_ns();
+	t.cpu = thread_cpu_ns();
 	return t;
 }
 
@@ -145,7 +164,11 @@ static inline __attribute__((always_inline)) void t_end(struct func *f, struct t
 	unsigned long long cpu = thread_cpu_ns(), wall = now_ns();
 	unsigned long long w = wall - t.wall, c = cpu - t.cpu;
 	unsigned long long off = w > c ? w - c : 0;
+	struct rusage ru;
 
+	getrusage(RUSAGE_THREAD, &ru);
+	f->vcsw += ru.ru_nvcsw - t.vcsw;
+	f->ivcsw += ru.ru_nivcsw - t.ivcsw;
 	f->calls++;
 	f->wall += w;
 	f->off += off;
@@ -736,10 +759,10 @@ int main(int argc, char **argv)
 
 		printf("func %s comm=%s state=%s calls=%llu wall_ns=%llu off_ns=%llu max_ns=%llu"
 		       " under=%llu near=%llu near_ns=%llu over=%llu over_ns=%llu"
-		       " long=%llu long_wall_ns=%llu\n",
+		       " long=%llu long_wall_ns=%llu vcsw=%llu ivcsw=%llu\n",
 		       f->name, f->comm, f->state, f->calls, f->wall, f->off, f->max,
 		       f->under, f->near, f->near_ns, f->over, f->over_ns,
-		       f->nr_long, f->long_wall);
+		       f->nr_long, f->long_wall, f->vcsw, f->ivcsw);
 	}
 	for (i = 0; i < nr_threads; i++)
 		printf("thread %s life_ns=%llu cpu_ns=%llu\n", threads[i].comm,
