@@ -83,7 +83,7 @@ static int fst_zip_run(z_stream *strm, const u8 *in, size_t size)
  * the reader gets it as it is.
  *
  * Context: process context; may sleep.
- * Return: 0; -EOPNOTSUPP without a built-in zlib, -ENOBUFS past
+ * Return: 0; -EOPNOTSUPP without a built-in zlib or past 4 GiB, -ENOBUFS past
  * reader_kb, -ENOMEM, -EINTR on a fatal signal, -EIO if zlib fails (a bug).
  */
 int fst_snapshot_deflate(const void *buf, size_t size, void **zbufp,
@@ -94,8 +94,12 @@ int fst_snapshot_deflate(const void *buf, size_t size, void **zbufp,
 	void *out, *exact;
 	int err;
 
-	/* Without a built-in zlib, none of the calls below is compiled in. */
-	if (!IS_BUILTIN(CONFIG_ZLIB_DEFLATE))
+	/*
+	 * Without a built-in zlib, none of the calls below is compiled in.
+	 * zlib counts its output room in 32 bits: a larger snapshot goes
+	 * plain.
+	 */
+	if (!IS_BUILTIN(CONFIG_ZLIB_DEFLATE) || bound > UINT_MAX)
 		return -EOPNOTSUPP;
 	ws = zlib_deflate_workspacesize(MAX_WBITS, DEF_MEM_LEVEL);
 	err = fst_reader_charge(ws + bound);
