@@ -436,7 +436,6 @@ int fs_dev_snapshot(struct fs_dev *dev, unsigned int flags, void **bufp,
 		errno = EIO;
 		return -1;
 	}
-	dev->snapshot_bytes += req.size;
 	if (req.flags & FLAMESTAT_SNAP_DEFLATED) {
 		char err[256];
 		void *plain;

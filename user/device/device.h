@@ -13,7 +13,6 @@ struct fs_dev {
 	int fd;
 	bool loaded_module;	/* this process loaded it */
 	bool no_deflate;	/* the module lacks FLAMESTAT_SNAP_DEFLATE */
-	unsigned long long snapshot_bytes; /* read from the module, in all */
 	struct flamestat_version version;
 };
 

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "lib/gzwrite.h"
 #include "lib/util.h"
 #include "pprof/pprof_int.h"
 
@@ -384,52 +384,19 @@ int ppb_sample(struct pp_builder *b, const uint64_t *locs, size_t nlocs,
 	return 0;
 }
 
-/* protobuf-c's output into a gzip stream to a FILE. */
+/* protobuf-c's output into a gzip stream to a FILE (lib/gzwrite.h). */
 struct gz_sink {
 	ProtobufCBuffer base;
-	z_stream z;
-	FILE *f;
-	unsigned char out[65536];
+	struct gzwrite *w;
 	int err;		/* errno of the first failure; 0: none */
 };
-
-static void gz_flush(struct gz_sink *g, int flush)
-{
-	int zr;
-
-	do {
-		size_t n;
-
-		g->z.next_out = g->out;
-		g->z.avail_out = sizeof(g->out);
-		zr = deflate(&g->z, flush);
-		if (zr == Z_STREAM_ERROR) {
-			g->err = EIO;
-			return;
-		}
-		n = sizeof(g->out) - g->z.avail_out;
-		errno = 0;
-		if (n && fwrite(g->out, 1, n, g->f) != n) {
-			g->err = errno ? errno : EIO;
-			return;
-		}
-	} while (g->z.avail_out == 0 ||
-		 (flush == Z_FINISH && zr != Z_STREAM_END));
-}
 
 static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 {
 	struct gz_sink *g = (struct gz_sink *)buf;
 
-	while (len && !g->err) {
-		uInt n = len > 1u << 30 ? 1u << 30 : (uInt)len;
-
-		g->z.next_in = (Bytef *)(uintptr_t)data;
-		g->z.avail_in = n;
-		gz_flush(g, Z_NO_FLUSH);
-		data += n;
-		len -= n;
-	}
+	if (!g->err && gzwrite_add(g->w, data, len))
+		g->err = errno ? errno : EIO;
 }
 
 int ppb_write(struct pp_builder *b, FILE *f)
@@ -442,21 +409,16 @@ int ppb_write(struct pp_builder *b, FILE *f)
 	for (i = 0; i < m->n_mapping; i++)
 		m->mapping[i]->has_functions = !b->mapping_unnamed[i];
 	g->base.append = gz_append;
-	g->f = f;
-	/* 16 + 15: a gzip wrapper (pprof's format); its mtime is 0. */
-	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
+	/* pprof's format: a gzip wrapper, its mtime 0. */
+	g->w = gzwrite_new(f);
+	if (!g->w) {
 		free(g);
-		errno = ENOMEM;
 		return -1;
 	}
 	perftools__profiles__profile__pack_to_buffer(m, &g->base);
-	if (!g->err) {
-		g->z.next_in = NULL;
-		g->z.avail_in = 0;
-		gz_flush(g, Z_FINISH);
-	}
-	deflateEnd(&g->z);
+	/* Finished (and freed) whatever came before. */
+	if (gzwrite_finish(g->w) && !g->err)
+		g->err = errno ? errno : EIO;
 	if (!g->err && fflush(f))
 		g->err = errno ? errno : EIO;
 	err = g->err;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/gzwrite.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
 #include "profile/snapshot.h"
@@ -552,7 +553,7 @@ int snapshot_write(const struct snapshot *s, FILE *f)
 	struct flamestat_rec_host host;
 	const uint8_t *raw = s->raw;
 	bool add = !s->has_host;
-	struct snapzip_writer *w;
+	struct gzwrite *w;
 
 	if (add) {
 		fill_host(&host);
@@ -560,28 +561,26 @@ int snapshot_write(const struct snapshot *s, FILE *f)
 		hdr.nr_records++;
 	}
 	/* gzip'd: a quarter of the bytes; zcat gives the plain snapshot. */
-	w = snapzip_writer_new(f);
-	if (!w) {
-		errno = ENOMEM;
+	w = gzwrite_new(f);
+	if (!w)
 		return -1;
-	}
 	errno = 0;
 	/*
 	 * The header as it came, whatever its size (an older or newer
 	 * module's): only total_size and nr_records, before the config,
 	 * change.
 	 */
-	if (snapzip_write(w, &hdr, offsetof(struct flamestat_snap_header, config)) ||
-	    snapzip_write(w, raw + offsetof(struct flamestat_snap_header, config),
+	if (gzwrite_add(w, &hdr, offsetof(struct flamestat_snap_header, config)) ||
+	    gzwrite_add(w, raw + offsetof(struct flamestat_snap_header, config),
 			  s->raw_size - offsetof(struct flamestat_snap_header, config)) ||
-	    (add && snapzip_write(w, &host, sizeof(host)))) {
+	    (add && gzwrite_add(w, &host, sizeof(host)))) {
 		int err = errno;
 
-		snapzip_writer_finish(w);
+		gzwrite_finish(w);
 		errno = err ? err : EIO;
 		return -1;
 	}
-	if (!snapzip_writer_finish(w) && !fflush(f))
+	if (!gzwrite_finish(w) && !fflush(f))
 		return 0;
 	if (!errno)
 		errno = EIO;

@@ -2,7 +2,7 @@
 /*
  * Compressed snapshots: the zlib stream the module hands out when asked
  * (FLAMESTAT_SNAP_DEFLATE), and the gzip'd .fstat files `flamestat record`
- * saves. Either inflates to exactly one snapshot, its header's total_size
+ * saves (written with lib/gzwrite.h). Either inflates to exactly one snapshot, its header's total_size
  * bytes; anything else is refused, a hostile file included.
  */
 #ifndef FLAMESTAT_SNAPZIP_H
@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 /* Whether @buf (@size bytes) starts with a zlib or a gzip header. */
 bool snapzip_is_compressed(const void *buf, size_t size);
@@ -28,14 +27,5 @@ bool snapzip_starts_snapshot(const void *buf, size_t size);
  */
 int snapzip_inflate(const void *in, size_t size, void **outp, size_t *sizep,
 		    char *err, size_t errsize);
-
-/* A gzip stream written to a FILE piece by piece. */
-struct snapzip_writer;
-
-struct snapzip_writer *snapzip_writer_new(FILE *f);
-/* 0, or -1 with errno set (EIO when zlib itself fails). */
-int snapzip_write(struct snapzip_writer *w, const void *buf, size_t size);
-/* Finishes the stream and frees @w (always): 0, or -1 with errno set. */
-int snapzip_writer_finish(struct snapzip_writer *w);
 
 #endif
