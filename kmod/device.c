@@ -356,11 +356,14 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 	if (err)
 		return err;
 	req.flags &= ~FLAMESTAT_SNAP_DEFLATED;
-	if ((req.flags & FLAMESTAT_SNAP_DEFLATE) && fst_snapshot_can_deflate()) {
+	if (req.flags & FLAMESTAT_SNAP_DEFLATE) {
 		size_t zsize;
 		void *zbuf;
 
-		/* Failing that, the plain one: CLEAR has taken the samples. */
+		/*
+		 * Failing that (no zlib here, no memory), the plain one:
+		 * CLEAR has taken the samples.
+		 */
 		if (!fst_snapshot_deflate(buf, size, &zbuf, &zsize)) {
 			fst_snapshot_free(buf, size);
 			buf = zbuf;

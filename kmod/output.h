@@ -30,7 +30,6 @@ void fst_snapshot_free(void *buf, size_t size);
 /* snapzip.c: the snapshot compressed (FLAMESTAT_SNAP_DEFLATE) */
 int fst_snapshot_deflate(const void *buf, size_t size, void **zbufp,
 			 size_t *zsizep);
-bool fst_snapshot_can_deflate(void);
 
 /* ksym.c: kernel symbol names */
 int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset);

@@ -28,17 +28,6 @@
 /* Level 1: most of level 6's ratio on these records, a few times faster. */
 #define FST_ZIP_LEVEL	Z_BEST_SPEED
 
-/**
- * fst_snapshot_can_deflate() - whether FLAMESTAT_SNAP_DEFLATE is served
- *
- * Context: any.
- * Return: true when this kernel has zlib built in.
- */
-bool fst_snapshot_can_deflate(void)
-{
-	return IS_BUILTIN(CONFIG_ZLIB_DEFLATE);
-}
-
 /* zlib's compressBound(): the most a stream of @n bytes can take. */
 static size_t fst_zip_bound(size_t n)
 {
