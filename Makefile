@@ -79,7 +79,7 @@ install-udev:
 	@if [ -z "$(DESTDIR)" ]; then \
 		if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then \
 			udevadm control --reload && \
-			udevadm trigger --action=change --subsystem-match=misc --sysname-match=flamestat; \
+			udevadm trigger --settle --action=change --subsystem-match=misc --sysname-match=flamestat; \
 		fi; \
 		echo "flamestat: members of the group flamestat may use /dev/flamestat (add one: usermod -aG flamestat USER)"; \
 	fi
