@@ -352,6 +352,9 @@ static long fst_ioc_snapshot(struct file *file, void __user *arg)
 	if (err)
 		return err;
 	err = fst_snapshot_build(&copy, op->kaddr_ok, &buf, &size);
+	/* No snapshot: what CLEAR took goes back, to be read next time. */
+	if (err)
+		fst_copy_restore(&copy);
 	fst_copy_release(&copy);
 	if (err)
 		return err;

@@ -14,24 +14,32 @@
 
 #define FST_DRAIN_INTERVAL	HZ
 
-/* agg->lock held. Moves everything in @src into the merged table. */
-static void fst_merge(struct fst_agg *agg, struct fst_table *src)
+/**
+ * fst_merge_arena() - add a table's entries and counters to the merged table
+ * @agg: the aggregate
+ * @counts: the counters of the samples in @arena
+ * @arena: the entries, laid out as in a table's arena (word 0 unused)
+ * @used: arena words in use
+ *
+ * A full merged table makes room once, from its coldest stacks; what
+ * still finds none is counted as dropped.
+ *
+ * Context: process context, @agg->lock held.
+ */
+void fst_merge_arena(struct fst_agg *agg, const struct fst_counts *counts,
+		     u64 *arena, u32 used)
 {
 	struct fst_table *t = &agg->table;
+	struct { u64 *arena; u32 used; } src = { arena, used };
 	bool evicted = false;
 	struct fst_entry *e;
 	u32 off, at;
 
 	lockdep_assert_held(&agg->lock);
-	/* Nothing counted: no sample, no off-CPU block, no stack. */
-	if (!src->counts.samples && !src->counts.offcpu_blocks &&
-	    !src->nr_entries)
-		return;
-	fst_counts_add(&t->counts, &src->counts);
-	fst_table_for_each(src, e, off) {
+	fst_counts_add(&t->counts, counts);
+	fst_table_for_each(&src, e, off) {
 		int err = fst_table_add(t, e, e->count, e->periods, &at);
 
-		/* Full: its coldest stacks make room, once per merge. */
 		if (err == -ENOSPC && !evicted) {
 			fst_table_evict(t);
 			evicted = true;
@@ -46,6 +54,16 @@ static void fst_merge(struct fst_agg *agg, struct fst_table *src)
 					    FLAMESTAT_DROP_TABLE_FULL,
 					    FLAMESTAT_OFFDROP_TABLE_FULL);
 	}
+}
+
+/* agg->lock held. Moves everything in @src into the merged table. */
+static void fst_merge(struct fst_agg *agg, struct fst_table *src)
+{
+	/* Nothing counted: no sample, no off-CPU block, no stack. */
+	if (!src->counts.samples && !src->counts.offcpu_blocks &&
+	    !src->nr_entries)
+		return;
+	fst_merge_arena(agg, &src->counts, src->arena, src->used);
 	fst_table_clear(src);
 }
 

@@ -23,5 +23,7 @@ struct fst_agg {
 int fst_agg_init(struct fst_agg *agg, struct fst_sampler *s, size_t bytes);
 void fst_agg_free(struct fst_agg *agg);
 void fst_drain(struct fst_agg *agg);
+void fst_merge_arena(struct fst_agg *agg, const struct fst_counts *counts,
+		     u64 *arena, u32 used);
 
 #endif /* FLAMESTAT_DRAIN_H */

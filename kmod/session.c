@@ -39,6 +39,8 @@ static struct fst_session {
 	struct file *claim;	/* ctl_lock: the file holding control */
 	u64 run_start_ns;	/* ktime_get_ns() at start, ctl_lock */
 	u64 run_total_ns;	/* completed runs since reset, ctl_lock */
+	/* CLEAR copies taken and neither restored nor released, ctl_lock */
+	unsigned int clears_out;
 	int cpuhp_state;
 	size_t pcpu_bytes;	/* per table, per CPU */
 	u32 max_depth_words;	/* scratch key size */
@@ -178,8 +180,9 @@ static bool fst_have_samples(void)
 	lockdep_assert_held(&sess.ctl_lock);
 	mutex_lock(&sess.agg.lock);
 	fst_drain(&sess.agg);
+	/* A CLEAR copy may still come back (fst_copy_restore()). */
 	have = agg->counts.samples || agg->counts.offcpu_blocks ||
-	       agg->nr_entries;
+	       agg->nr_entries || sess.clears_out;
 	mutex_unlock(&sess.agg.lock);
 	return have;
 }
@@ -471,6 +474,8 @@ int fst_copy_take(struct fst_copy *copy, bool clear)
 		sess.run_total_ns = 0;
 		if (sess.sampler.running)
 			sess.run_start_ns = ktime_get_ns();
+		copy->cleared = true;
+		sess.clears_out++;
 	}
 out:
 	mutex_unlock(&sess.agg.lock);
@@ -479,13 +484,50 @@ out:
 }
 
 /**
+ * fst_copy_restore() - give a cleared copy's samples back to the session
+ * @copy: a copy fst_copy_take() took with @clear, that no reader got
+ *
+ * A CLEAR snapshot that fails after the samples were taken (no memory for
+ * the snapshot itself) must not lose them: they go back into the merged
+ * table, with their counters and running time, to be read next time.
+ * Unless the session was reset since: that forgets them anyway (the copy
+ * holds the old process database, so a new one is never at its address).
+ * Until the copy is restored or released, the session counts as holding
+ * samples, so that no new frequency or mode comes in between
+ * (fst_set_config()). Nothing happens for a copy that cleared nothing.
+ *
+ * Context: process context; takes ctl_lock and the drain's lock.
+ */
+void fst_copy_restore(struct fst_copy *copy)
+{
+	if (!copy->cleared)
+		return;
+	mutex_lock(&sess.ctl_lock);
+	mutex_lock(&sess.agg.lock);
+	if (copy->procdb == sess.sampler.procdb) {
+		fst_merge_arena(&sess.agg, &copy->counts, copy->arena,
+				copy->used);
+		sess.run_total_ns += copy->running_ns;
+	}
+	copy->cleared = false;
+	sess.clears_out--;
+	mutex_unlock(&sess.agg.lock);
+	mutex_unlock(&sess.ctl_lock);
+}
+
+/**
  * fst_copy_release() - free a reader's copy
  * @copy: the copy; left zeroed
  *
- * Context: process context.
+ * Context: process context; takes ctl_lock for a CLEAR copy not restored.
  */
 void fst_copy_release(struct fst_copy *copy)
 {
+	if (copy->cleared) {
+		mutex_lock(&sess.ctl_lock);
+		sess.clears_out--;
+		mutex_unlock(&sess.ctl_lock);
+	}
 	vfree(copy->arena);
 	fst_reader_uncharge(copy->charged);
 	fst_procdb_put(copy->procdb);

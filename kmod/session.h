@@ -73,6 +73,7 @@ struct fst_copy {
 	u64 boottime_ns;
 	u32 nr_cpus;		/* CPUs sampled */
 	bool lockdown;
+	bool cleared;		/* the session's samples were taken */
 	size_t charged;		/* fst_reader_charge()d for the arena */
 };
 
@@ -83,6 +84,7 @@ void fst_reader_uncharge(size_t bytes);
 long fst_reader_mem_used(void);
 
 int fst_copy_take(struct fst_copy *copy, bool clear);
+void fst_copy_restore(struct fst_copy *copy);
 void fst_copy_release(struct fst_copy *copy);
 void fst_get_stats(struct flamestat_stats *st);
 
