@@ -56,20 +56,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
-# 56-offcpu is not among them yet: on 5.10 its truth (the workload's wall
-# minus thread CPU time in the calls) came out 6-40% below what the module
-# and the wall time say, its CPU clock charging ~1.6 ms per pipe read;
-# not understood (issue 14). Nor 63-offcpu-unload: attaching to and
-# detaching from sched_switch again and again under a switch storm hangs a
-# 5.10 guest under TCG, both vCPUs with interrupts off around the text
-# patching's int3, and so does enabling and disabling the sched_switch
+# 56-offcpu runs in its -icount guest (one vCPU), where a loaded host
+# cannot charge a thread CPU time it did not use (the test says how).
+# 63-offcpu-unload is not among them: attaching to and detaching from
+# sched_switch again and again under a switch storm hangs a 5.10 guest
+# under TCG, both vCPUs with interrupts off around the text patching's
+# int3, and so does enabling and disabling the sched_switch
 # trace event through tracefs with no module loaded (docs/RELIABILITY.md).
 # Nor 57-offcpu-disk: on 5.10 with the host loaded, 20% of fsync's
 # off-CPU time was runqueue waits (R, cond_resched in writeback) against
 # its 90% in D; its state split depends on the kernel and the load.
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
-	63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
+	56-offcpu 63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }

@@ -3,7 +3,7 @@
 # The core guest tests (load, read, chain, ABI, vhost's and io_uring's
 # worker threads, hostile stacks, the sample path: throttling, irq_work
 # kicks, staggered timers, isolated CPUs, short-lived processes; fuzzing,
-# hotplug) on the oldest
+# hotplug, off-CPU time against the truth) on the oldest
 # kernel of the matrix (5.10, gcc 10), on PREEMPT_RT (6.12-rt) and on the
 # newest (sid's 7.x, gcc 16), each module built W=1-clean by its own
 # suite's compiler.
