@@ -32,7 +32,10 @@ for _ in 1 2 3 4; do
 	wl_bg chain 3600
 done
 
-# storm NAME PARAMS...: CPUs toggled for SECS with the module loaded so.
+# storm NAME PARAMS...: CPUs toggled with the module loaded so, for SECS
+# and at least 10 times: how many fit in SECS depends on the host (a debug
+# kernel under a loaded host did 7 in 20 s), and a count in a time is a
+# benchmark's figure, not a check. A hotplug that hangs meets the timeout.
 storm() {
 	_name=$1
 	shift
@@ -40,8 +43,9 @@ storm() {
 	"$FS_WL/devstress" -r 2 -w -t "$SECS" -s 5 >"$FS_TMP/stress.out" 2>&1 &
 	stress=$!
 	toggles=0 bad=0 seed=1
-	t_end=$(($(now_ms) + SECS * 1000))
-	while [ "$(now_ms)" -lt $t_end ]; do
+	t0=$(now_ms)
+	t_end=$((t0 + SECS * 1000))
+	while [ "$(now_ms)" -lt $t_end ] || [ $toggles -lt 10 ]; do
 		seed=$(((seed * 1103515245 + 12345) % 2147483648))
 		c=$((1 + seed % 3))
 		if is_online $c; then offline $c; else online $c; fi || bad=$((bad + 1))
@@ -55,8 +59,7 @@ storm() {
 	for c in 1 2 3; do
 		is_online $c || online $c
 	done
-	log "$_name: $toggles CPU online/offline toggles in $SECS s ($bad refused by the kernel)"
-	expect_ge "$_name: toggles done" "$toggles" 10
+	log "$_name: $toggles CPU online/offline toggles in $((($(now_ms) - t0) / 1000)) s ($bad refused by the kernel)"
 	expect_eq "$_name: devstress: $(tail -n 1 "$FS_TMP/stress.out")" "$rc" 0
 	grep '^FAIL' "$FS_TMP/stress.out" | head -n 10 | sed 's/^/#   /'
 	artifact "$FS_TMP/stress.out"
