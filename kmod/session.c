@@ -39,7 +39,10 @@ static struct fst_session {
 	struct file *claim;	/* ctl_lock: the file holding control */
 	u64 run_start_ns;	/* ktime_get_ns() at start, ctl_lock */
 	u64 run_total_ns;	/* completed runs since reset, ctl_lock */
-	/* CLEAR copies taken and neither restored nor released, ctl_lock */
+	/*
+	 * CLEAR copies of this session (since the last reset) taken and
+	 * neither restored nor released, ctl_lock
+	 */
 	unsigned int clears_out;
 	int cpuhp_state;
 	size_t pcpu_bytes;	/* per table, per CPU */
@@ -310,6 +313,8 @@ int fst_reset(void)
 	/* No timer runs: the caches may be written from here. */
 	fst_sampler_forget_procs(s);
 	sess.run_total_ns = 0;
+	/* Their samples are forgotten too: nothing comes back. */
+	sess.clears_out = 0;
 	mutex_unlock(&sess.agg.lock);
 	fst_procdb_put(old);
 	return was_running ? fst_start() : 0;
@@ -494,7 +499,8 @@ out:
  * holds the old process database, so a new one is never at its address).
  * Until the copy is restored or released, the session counts as holding
  * samples, so that no new frequency or mode comes in between
- * (fst_set_config()). Nothing happens for a copy that cleared nothing.
+ * (fst_set_config()); a reset ends that. Nothing happens for a copy that
+ * cleared nothing.
  *
  * Context: process context; takes ctl_lock and the drain's lock.
  */
@@ -508,9 +514,9 @@ void fst_copy_restore(struct fst_copy *copy)
 		fst_merge_arena(&sess.agg, &copy->counts, copy->arena,
 				copy->used);
 		sess.run_total_ns += copy->running_ns;
+		sess.clears_out--;
 	}
 	copy->cleared = false;
-	sess.clears_out--;
 	mutex_unlock(&sess.agg.lock);
 	mutex_unlock(&sess.ctl_lock);
 }
@@ -525,7 +531,9 @@ void fst_copy_release(struct fst_copy *copy)
 {
 	if (copy->cleared) {
 		mutex_lock(&sess.ctl_lock);
-		sess.clears_out--;
+		/* Not reset since (a reset zeroes the count). */
+		if (copy->procdb == sess.sampler.procdb)
+			sess.clears_out--;
 		mutex_unlock(&sess.ctl_lock);
 	}
 	vfree(copy->arena);
