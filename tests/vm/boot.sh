@@ -13,7 +13,8 @@
 #     --mem MB           memory (default 1024)
 #     --append "ARGS"    extra kernel command line (e.g. lockdown=confidentiality)
 #     --icount           deterministic time: -icount shift=0 (needs --smp 1)
-#     --accel A          auto (default: KVM if it boots here, else TCG), kvm, tcg
+#     --accel A          auto (default: KVM if it boots here, else TCG), kvm, tcg,
+#                        tcg-single (one host thread for every vCPU)
 #     --boot-timeout S   limit for booting and for the gaps between tests (180)
 #     --grace S          time a test may run past its own timeout (60)
 #     --disk-mb MB       size of the artifact disk (64; 0: none)

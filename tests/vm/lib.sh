@@ -141,10 +141,20 @@ vm_probe_accel() {
 # QEMU accelerator and CPU arguments: KVM when a guest really boots with it
 # (probed once, cached in $FLAMESTAT_CACHE), else TCG with every CPU
 # feature TCG has (SMAP and SMEP included, so user-memory accesses are
-# checked as on real hardware). $1: auto, kvm or tcg; $2: kernel image.
+# checked as on real hardware). $1: auto, kvm, tcg or tcg-single; $2:
+# kernel image. tcg-single: one host thread runs every vCPU in turn
+# (thread=single), so that no vCPU runs kernel text another is patching:
+# multi-threaded TCG has hung guests whose kernel flips the scheduler
+# tracepoints' static keys under a switch storm, module or not
+# (docs/RELIABILITY.md).
 vm_accel_args() {
 	local want=$1 kernel=$2 cache key line
 	local tcg="-accel tcg -cpu max"
+	if [ "$want" = tcg-single ]; then
+		[ "$FS_VM_ARCH" = arm64 ] && tcg="-M virt -accel tcg -cpu max,pauth-impdef=on"
+		echo "${tcg/-accel tcg/-accel tcg,thread=single}"
+		return
+	fi
 	if [ "$FS_VM_ARCH" = arm64 ]; then
 		# No KVM for an arm64 guest on an x86 host. The virt board; -cpu
 		# max has pointer authentication (the kernel and user space sign

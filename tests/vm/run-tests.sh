@@ -11,12 +11,12 @@
 #                    configuration gets DIR/LABEL/ with console.log,
 #                    channel.log, tests/NAME.{out,dmesg}, artifacts/NAME/
 #     --no-build     use the module, tool and workloads as they are
-#     --accel A      auto (default), kvm or tcg
+#     --accel A      auto (default), kvm, tcg or tcg-single
 #
 # A test's boot configuration comes from its header, e.g.
 #   # vm: name=hotplug smp=4 mem=2048 append="maxcpus=2" icount=1
 # (all optional; name labels the boot, default "guest"; smp 2, mem 1024;
-# also accel=tcg; grace=S, the time the host gives a test past its
+# also accel=tcg or accel=tcg-single; grace=S, the time the host gives a test past its
 # timeout before it stops the guest, default 60; bootlimit=S, the time it
 # gives the guest to boot and between tests, default 180; a guest that
 # hangs before its /init reports in is booted twice, see boot.sh).
