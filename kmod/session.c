@@ -497,10 +497,10 @@ out:
  * table, with their counters and running time, to be read next time.
  * Unless the session was reset since: that forgets them anyway (the copy
  * holds the old process database, so a new one is never at its address).
- * Until the copy is restored or released, the session counts as holding
- * samples, so that no new frequency or mode comes in between
- * (fst_set_config()); a reset ends that. Nothing happens for a copy that
- * cleared nothing.
+ * Until the copy is released (fst_copy_release(), called once after
+ * this), the session counts as holding samples, so that no new frequency
+ * or mode comes in between (fst_set_config()); a reset ends that.
+ * Nothing happens for a copy that cleared nothing.
  *
  * Context: process context; takes ctl_lock and the drain's lock.
  */
@@ -514,9 +514,7 @@ void fst_copy_restore(struct fst_copy *copy)
 		fst_merge_arena(&sess.agg, &copy->counts, copy->arena,
 				copy->used);
 		sess.run_total_ns += copy->running_ns;
-		sess.clears_out--;
 	}
-	copy->cleared = false;
 	mutex_unlock(&sess.agg.lock);
 	mutex_unlock(&sess.ctl_lock);
 }
@@ -525,13 +523,13 @@ void fst_copy_restore(struct fst_copy *copy)
  * fst_copy_release() - free a reader's copy
  * @copy: the copy; left zeroed
  *
- * Context: process context; takes ctl_lock for a CLEAR copy not restored.
+ * Context: process context; takes ctl_lock for a CLEAR copy.
  */
 void fst_copy_release(struct fst_copy *copy)
 {
 	if (copy->cleared) {
 		mutex_lock(&sess.ctl_lock);
-		/* Not reset since (a reset zeroes the count). */
+		/* Restored or not; not reset since (a reset zeroes the count). */
 		if (copy->procdb == sess.sampler.procdb)
 			sess.clears_out--;
 		mutex_unlock(&sess.ctl_lock);
