@@ -248,7 +248,12 @@ struct flamestat_version {
 };
 
 /* struct flamestat_snapshot.flags */
-#define FLAMESTAT_SNAP_CLEAR	(1U << 0) /* empty the table once copied */
+/*
+ * Empty the table once copied, so that consecutive snapshots partition the
+ * samples. A snapshot that fails (ENOBUFS, ENOMEM) empties nothing: the
+ * next one has them.
+ */
+#define FLAMESTAT_SNAP_CLEAR	(1U << 0)
 /*
  * In: compress the snapshot, a zlib stream (RFC 1950) of it, if this
  * kernel can (zlib built in): about four times fewer bytes to read. Out:
