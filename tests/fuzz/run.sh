@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzzes the tool's parsers with libFuzzer (clang, ASan, UBSan): binary
 # snapshots (user/profile/snapshot.c), folded stacks
-# (user/profile/profile_folded.c) and ELF images (user/sym/elfsym*.c through
-# libelf). Seeds are made here: snapshots by tests/tool/mksnap from
+# (user/profile/profile_folded.c), ELF images (user/sym/elfsym*.c through
+# libelf) and the module's unwind-table builder (kmod/ehframe.c). Seeds are made here: snapshots by tests/tool/mksnap from
 # descriptions like the module's output, folded stacks from
 # tests/golden/inputs and the module's format, ELF files from the test
 # workloads. Fixed seeds (-seed=1), fresh corpora every run.
@@ -87,6 +87,22 @@ for w in chain libfsbusy.so hostile32 uniq; do
 	[ -f "$BUILD/workloads/$w" ] && cp "$BUILD/workloads/$w" "$seeds/elfsym/"
 done
 strip -o "$seeds/elfsym/chain.stripped" "$BUILD/workloads/chain" 2>/dev/null
+# Unwind tables: real .eh_frame_hdr and .eh_frame (ehcheck --seed), from
+# code without frame pointers (tests/unwind/shapes.c, plain and realigning
+# through DRAP), a workload and the start of libc's.
+mkdir -p "$seeds/ehframe"
+if make -s -C "$TOP/tests/unwind" BUILD="$BUILD" >"$F/ehcheck.log" 2>&1 &&
+	gcc -O2 -fomit-frame-pointer -o "$F/shapes" "$TOP/tests/unwind/shapes.c" &&
+	gcc -O2 -fomit-frame-pointer -mincoming-stack-boundary=3 -o "$F/shapes-drap" \
+		"$TOP/tests/unwind/shapes.c"; then
+	for e in "$F/shapes" "$F/shapes-drap" "$BUILD/workloads/chain" \
+		"$BUILD/workloads/libfsbusy.so" /usr/lib/x86_64-linux-gnu/libc.so.6; do
+		"$BUILD/unwind/ehcheck" --seed "$seeds/ehframe/$(basename "$e")" 16384 "$e"
+	done
+else
+	echo "FAIL fuzz/seeds: cannot build ehcheck or tests/unwind/shapes.c (log: $F/ehcheck.log)"
+	exit 1
+fi
 
 # ---- runs ----
 # fuzz TARGET RUNS MAX_LEN
@@ -119,3 +135,4 @@ fuzz() {
 fuzz snapshot 3000000 65536
 fuzz folded 60000 4096
 fuzz elfsym 500000 65536
+fuzz ehframe 100000 65536

@@ -32,6 +32,23 @@ else
 	pass analyzer-clients
 fi
 
+# The module's unwind-table builder as user space builds it (its hostile
+# input makes it the one kernel file worth the analyzer), and its checker.
+unwind=("$TOP/kmod/ehframe.c" "$TOP/tests/unwind/ehcheck.c")
+out=$(for f in "${unwind[@]}"; do
+	gcc -std=gnu11 -D_GNU_SOURCE -I"$TOP/kmod" -I"$TOP/tests/unwind" -fanalyzer \
+		-Wall -Wextra -c -o /dev/null "$f" 2>&1
+	if command -v clang-tidy >/dev/null; then
+		clang-tidy --quiet "$f" -- -std=gnu11 -D_GNU_SOURCE -I"$TOP/kmod" \
+			-I"$TOP/tests/unwind" 2>/dev/null
+	fi
+done)
+if echo "$out" | grep -qE 'warning:|error:'; then
+	fail analyzer-unwind "$(echo "$out" | grep -E 'warning:|error:' | head -5 | tr '\n' '|')"
+else
+	pass analyzer-unwind
+fi
+
 if ! command -v clang-tidy >/dev/null; then
 	fail clang-tidy "clang-tidy not installed (scripts/deps.list)"
 	exit 0

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the module's unwind-table builder (kmod/ehframe.c,
+ * built for user space) on arbitrary .eh_frame_hdr and .eh_frame bytes, as
+ * an unprivileged process can hand the module by mapping any file. Input:
+ * the header's length (u32), the header's and the frame bytes' addresses
+ * (u64 each, little-endian), the header, then the frame bytes (ehcheck
+ * --seed writes real files so). Small limits, so that the limits'
+ * own paths are taken. A table that builds must be well formed: rows
+ * strictly increasing, every rule index in range, and lookups anywhere
+ * inside it answer without reading outside it (ASan).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ehframe.h"
+
+#define ROWS_MAX	4096
+#define RULES_MAX	256
+#define SEED_HDR	20	/* u32 + 2 * u64 */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static u32 start[ROWS_MAX];
+static u16 rule[ROWS_MAX];
+static struct fst_eh_rule rules[RULES_MAX];
+static u16 hash[2 * RULES_MAX];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fst_eh_out out = {
+		.start = start, .rule = rule, .rows_max = ROWS_MAX,
+		.rules = rules, .hash = hash, .rules_max = RULES_MAX,
+		.work_max = 100000,
+	};
+	struct fst_eh_src src = { .arch = &fst_eh_x86_64 };
+	struct fst_eh_table t;
+	struct fst_eh_stats st;
+	uint8_t *hdr, *frame;
+	u32 hlen, i;
+	u64 a;
+
+	if (size < SEED_HDR)
+		return 0;
+	memcpy(&hlen, data, 4);
+	memcpy(&src.hdr_vaddr, data + 4, 8);
+	memcpy(&src.frame_vaddr, data + 12, 8);
+	data += SEED_HDR;
+	size -= SEED_HDR;
+	if (hlen > size)
+		return 0;
+	/* Exact-size copies: ASan sees any read past either. */
+	hdr = malloc(hlen ? hlen : 1);
+	frame = malloc(size - hlen ? size - hlen : 1);
+	if (!hdr || !frame)
+		abort();
+	memcpy(hdr, data, hlen);
+	memcpy(frame, data + hlen, size - hlen);
+	src.hdr = hdr;
+	src.hdr_len = hlen;
+	src.frame = frame;
+	src.frame_len = (u32)(size - hlen);
+	if (fst_eh_build(&src, &out, &t, &st) == FST_EH_OK) {
+		if (t.nr_rows > ROWS_MAX || t.nr_rules > RULES_MAX)
+			abort();
+		for (i = 0; i < t.nr_rows; i++)
+			if ((i && t.start[i] <= t.start[i - 1]) ||
+			    t.rule[i] >= t.nr_rules ||
+			    t.rules[t.rule[i]].kind >= FST_EH_NR_KINDS)
+				abort();
+		for (i = 0; i < t.nr_rows; i++) {
+			a = t.base + t.start[i];
+			if (fst_eh_find(&t, a) != &t.rules[t.rule[i]])
+				abort();
+			(void)fst_eh_find(&t, a - 1);
+		}
+		(void)fst_eh_find(&t, 0);
+		(void)fst_eh_find(&t, UINT64_MAX);
+	}
+	free(hdr);
+	free(frame);
+	return 0;
+}
