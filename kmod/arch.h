@@ -22,12 +22,23 @@
 #include <linux/types.h>
 
 struct pt_regs;
+struct fst_procdb;
 
 unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			     unsigned int max, u32 *flags);
 unsigned int fst_walk_user(struct pt_regs *regs, bool interrupted,
 			   u64 *frames, unsigned int max, u32 *flags);
 void fst_clock_init(void);
+/*
+ * Where fst_arch.h defines FST_ARCH_HAVE_EHWALK, the user stack of a task
+ * in 64-bit mode can also be walked by the unwind tables of its files
+ * (ehtab.h); fst_arch_user_compat() says whether a task's user registers
+ * are 32-bit (walked by frame pointer, by fst_walk_user(), only).
+ */
+unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
+			      u64 *frames, unsigned int max, u32 *flags,
+			      struct fst_procdb *db, u32 id, bool tables_only,
+			      int *stop);
 unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
 				   unsigned long *slots, unsigned int max,
 				   bool *complete);

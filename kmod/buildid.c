@@ -39,14 +39,22 @@ struct fst_phdr {
 	u64 align;
 };
 
-/*
- * Copies @len bytes at @pos of @file from its page cache: 0, -EAGAIN when a
- * page is not cached or not up to date (nothing is read from the device),
- * or -EIO past the end of the file. pagecache_get_page() without FGP flags
- * only looks the page up, on every kernel from 5.10 to 7.x. 64-bit kernels
- * have no highmem: every page-cache page is in the direct map.
+/**
+ * fst_file_read_cached() - copy bytes of a file from its page cache
+ * @file: the file
+ * @buf: where they go
+ * @len: how many
+ * @pos: from where in the file
+ *
+ * pagecache_get_page() without FGP flags only looks the page up, on every
+ * kernel from 5.10 to 7.x. 64-bit kernels have no highmem: every page-cache
+ * page is in the direct map.
+ *
+ * Context: process context; never waits for I/O.
+ * Return: 0; -EAGAIN when a page is not cached or not up to date (nothing
+ * is read from the device); -EIO past the end of the file.
  */
-static int fst_read_exact(struct file *file, void *buf, size_t len, loff_t pos)
+int fst_file_read_cached(struct file *file, void *buf, size_t len, loff_t pos)
 {
 	struct address_space *mapping = file->f_mapping;
 	u8 *dst = buf;
@@ -132,7 +140,7 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 	*size = 0;
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return -ENOEXEC;
-	err = fst_read_exact(file, &eh, sizeof(eh.e32), 0);
+	err = fst_file_read_cached(file, &eh, sizeof(eh.e32), 0);
 	if (err)
 		return err == -EAGAIN ? err : -ENOEXEC;
 	if (memcmp(eh.e32.e_ident, ELFMAG, SELFMAG) ||
@@ -141,7 +149,7 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 	is64 = eh.e32.e_ident[EI_CLASS] == ELFCLASS64;
 	if (!is64 && eh.e32.e_ident[EI_CLASS] != ELFCLASS32)
 		return -ENOEXEC;
-	err = is64 ? fst_read_exact(file, &eh, sizeof(eh.e64), 0) : 0;
+	err = is64 ? fst_file_read_cached(file, &eh, sizeof(eh.e64), 0) : 0;
 	if (err)
 		return err == -EAGAIN ? err : -ENOEXEC;
 
@@ -159,8 +167,8 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 		Elf64_Phdr *p = buf;
 
 		err = eh.e64.e_phentsize != sizeof(*p) ? -ENOEXEC :
-		      fst_read_exact(file, p, phnum * sizeof(*p),
-				     eh.e64.e_phoff);
+		      fst_file_read_cached(file, p, phnum * sizeof(*p),
+					   eh.e64.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
 			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };
@@ -168,8 +176,8 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 		Elf32_Phdr *p = buf;
 
 		err = eh.e32.e_phentsize != sizeof(*p) ? -ENOEXEC :
-		      fst_read_exact(file, p, phnum * sizeof(*p),
-				     eh.e32.e_phoff);
+		      fst_file_read_cached(file, p, phnum * sizeof(*p),
+					   eh.e32.e_phoff);
 		for (i = 0; !err && i < phnum; i++)
 			ph[i] = (struct fst_phdr){ p[i].p_type, p[i].p_offset,
 						  p[i].p_filesz, p[i].p_align };
@@ -187,7 +195,7 @@ int fst_read_build_id(struct file *file, u8 *id, u32 *size)
 
 		if (ph[i].type != PT_NOTE || len < 12)
 			continue;
-		rc = fst_read_exact(file, buf, len, ph[i].offset);
+		rc = fst_file_read_cached(file, buf, len, ph[i].offset);
 		if (rc == -EAGAIN)
 			err = rc;	/* unless a cached note has it */
 		if (rc)

@@ -31,6 +31,9 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u)
 
 	if (u->flags & ~FLAMESTAT_CFG_ALL)
 		return -EINVAL;
+	if ((u->flags & FLAMESTAT_CFG_UNWIND_FP) &&
+	    (u->flags & FLAMESTAT_CFG_UNWIND_TABLE))
+		return -EINVAL;
 	if (!(u->flags & (FLAMESTAT_CFG_KERNEL | FLAMESTAT_CFG_USER)))
 		return -EINVAL;
 	if (u->freq_hz < FLAMESTAT_MIN_FREQ || u->freq_hz > FLAMESTAT_MAX_FREQ)
@@ -145,6 +148,24 @@ static const char *const fst_mode_names[FLAMESTAT_NR_MODES] = {
 int fst_mode_parse(const char *name)
 {
 	return match_string(fst_mode_names, ARRAY_SIZE(fst_mode_names), name);
+}
+
+/**
+ * fst_unwind_parse() - a way of walking user stacks by name
+ * @name: "auto", "fp" or "table"
+ *
+ * Context: any.
+ * Return: its FLAMESTAT_CFG_UNWIND_* flags (0 for auto), or -EINVAL.
+ */
+int fst_unwind_parse(const char *name)
+{
+	if (!strcmp(name, "auto"))
+		return 0;
+	if (!strcmp(name, "fp"))
+		return FLAMESTAT_CFG_UNWIND_FP;
+	if (!strcmp(name, "table"))
+		return FLAMESTAT_CFG_UNWIND_TABLE;
+	return -EINVAL;
 }
 
 /**

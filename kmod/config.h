@@ -42,6 +42,7 @@ int fst_cfg_from_user(struct fst_cfg *cfg, const struct flamestat_config *u);
 void fst_cfg_to_user(const struct fst_cfg *cfg, struct flamestat_config *u);
 void fst_cfg_set_freq(struct fst_cfg *cfg, u32 hz);
 int fst_mode_parse(const char *name);
+int fst_unwind_parse(const char *name);
 void fst_cfg_set_mode(struct fst_cfg *cfg, u32 mode);
 
 #endif /* FLAMESTAT_CONFIG_H */

@@ -67,4 +67,7 @@ unsigned int t(struct task_struct *p) { return READ_ONCE(p->__state); }'
 try TRACEPOINT_ITERATOR '#include <linux/tracepoint.h>
 void *t(struct tracepoint *tp) { return tp->iterator; }'
 
+# inode_get_ctime() (6.6; i_ctime before).
+try INODE_GET_CTIME '#include <linux/fs.h>
+struct timespec64 t(const struct inode *i) { return inode_get_ctime(i); }'
 echo

@@ -545,6 +545,18 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		"idle", "filtered", "mode", "no_regs", "cpu_table_full",
 		"table_full", "probe", "evicted", "throttled",
 	};
+	static const char * const stop_names[FLAMESTAT_NR_UNWIND_STOPS] = {
+		[FLAMESTAT_UNWIND_STOP_NO_TABLE] = "no_table",
+		[FLAMESTAT_UNWIND_STOP_UNSUP] = "unsupported",
+		[FLAMESTAT_UNWIND_STOP_REG] = "register",
+		[FLAMESTAT_UNWIND_STOP_BAD] = "bad",
+	};
+	static const char * const fail_names[FLAMESTAT_NR_UNWIND_FAILS] = {
+		[FLAMESTAT_UNWIND_FAIL_NONE] = "none",
+		[FLAMESTAT_UNWIND_FAIL_BAD] = "bad",
+		[FLAMESTAT_UNWIND_FAIL_BIG] = "big",
+		[FLAMESTAT_UNWIND_FAIL_MEM] = "memory",
+	};
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
 	struct fst_kcache_counts kc;
 	int i, n;
@@ -580,6 +592,19 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 			   "offcpu_ns %llu\noffcpu_tasks %llu\noffcpu_tasks_max %llu\n",
 			   st->offcpu_ns, st->offcpu_tasks,
 			   st->offcpu_tasks_max);
+	n += sysfs_emit_at(buf, n,
+			   "unwind_table %llu\nunwind_mixed %llu\nunwind_fp %llu\n",
+			   st->unwind_table, st->unwind_mixed, st->unwind_fp);
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++)
+		n += sysfs_emit_at(buf, n, "unwind_stop_%s %llu\n",
+				   stop_names[i], st->unwind_stop[i]);
+	n += sysfs_emit_at(buf, n,
+			   "unwind_tables %llu\nunwind_bytes %llu\nunwind_uncached %llu\n",
+			   st->unwind_tables, st->unwind_bytes,
+			   st->unwind_uncached);
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_FAILS; i++)
+		n += sysfs_emit_at(buf, n, "unwind_failed_%s %llu\n",
+				   fail_names[i], st->unwind_failed[i]);
 	/* Since the module was loaded; not in struct flamestat_stats. */
 	fst_kcache_counts(FST_KCACHE_SWITCH, &kc);
 	n += sysfs_emit_at(buf, n,

@@ -348,6 +348,8 @@ struct eh_bld {
 	struct fst_eh_stats *st;
 	u64 base;
 	u32 n;			/* rows */
+	u32 last_start;		/* the last row's, when n > 0 */
+	u16 last_rule;
 	u32 nr_rules;
 	struct eh_cie cie;	/* the last CIE read (FDEs share a few) */
 	bool have_cie;
@@ -497,7 +499,10 @@ static int rule_intern(struct eh_bld *b, const struct fst_eh_rule *r)
 
 /*
  * Rule @r from file address @addr on. A row that starts where the last one
- * does replaces it; one with the last one's rule merges into it.
+ * does replaces it; one with the last one's rule merges into it. Without
+ * output arrays (out->start NULL) rows are only counted, and a replaced
+ * row that would merge into the one before it still counts: the count is
+ * an upper bound of the rows a second pass writes.
  * Return: 0 or a negative enum fst_eh_error.
  */
 static int emit(struct eh_bld *b, u64 addr, const struct fst_eh_rule *r)
@@ -513,20 +518,29 @@ static int emit(struct eh_bld *b, u64 addr, const struct fst_eh_rule *r)
 	idx = rule_intern(b, r);
 	if (idx < 0)
 		return idx;
-	if (b->n && o->start[b->n - 1] == off) {
+	if (b->n && b->last_start == off) {
+		b->last_rule = (u16)idx;
+		if (!o->start)
+			return 0;
 		o->rule[b->n - 1] = (u16)idx;
-		if (b->n > 1 && o->rule[b->n - 2] == idx)
+		if (b->n > 1 && o->rule[b->n - 2] == idx) {
 			b->n--;
+			b->last_start = o->start[b->n - 1];
+		}
 		return 0;
 	}
-	if (b->n && o->start[b->n - 1] > off)
+	if (b->n && b->last_start > off)
 		return -FST_EH_E_ORDER;
-	if (b->n && o->rule[b->n - 1] == idx)
+	if (b->n && b->last_rule == idx)
 		return 0;
 	if (b->n >= o->rows_max)
 		return -FST_EH_E_ROWS;
-	o->start[b->n] = (u32)off;
-	o->rule[b->n] = (u16)idx;
+	if (o->start) {
+		o->start[b->n] = (u32)off;
+		o->rule[b->n] = (u16)idx;
+	}
+	b->last_start = (u32)off;
+	b->last_rule = (u16)idx;
 	b->n++;
 	return 0;
 }
@@ -961,7 +975,7 @@ static int do_fde(struct eh_bld *b, u32 off, u64 *pend)
 		return 0;
 	if (begin + range < begin)
 		return FDE_ERR(FST_EH_FDE_RANGE);
-	if (begin < b->base || (b->n && begin - b->base < b->out->start[b->n - 1]))
+	if (begin < b->base || (b->n && begin - b->base < b->last_start))
 		return FDE_ERR(FST_EH_FDE_OVERLAP);
 
 	memset(&x, 0, sizeof(x));
@@ -992,6 +1006,28 @@ static int do_fde(struct eh_bld *b, u32 off, u64 *pend)
 		return err;
 	*pend = x.end;
 	return 0;
+}
+
+/**
+ * fst_eh_index() - add the fast lookup array to a built table
+ * @t: the table, built into arrays
+ * @lookup: room for fst_eh_blocks(@t) + 1 entries
+ *
+ * Context: any.
+ */
+void fst_eh_index(struct fst_eh_table *t, u32 *lookup)
+{
+	u32 nb = fst_eh_blocks(t), b, r = 0;
+
+	for (b = 0; b <= nb; b++) {
+		u64 at = (u64)b << FST_EH_BLOCK_SHIFT;
+
+		while (r + 1 < t->nr_rows && t->start[r + 1] <= at)
+			r++;
+		lookup[b] = r;
+	}
+	t->lookup = lookup;
+	t->nr_blocks = nb;
 }
 
 /**
@@ -1054,10 +1090,8 @@ int fst_eh_build(const struct fst_eh_src *src, const struct fst_eh_out *out,
 		}
 		/* Rolled back if the FDE is left out. */
 		n0 = b.n;
-		if (n0) {
-			start0 = out->start[n0 - 1];
-			rule0 = out->rule[n0 - 1];
-		}
+		start0 = b.last_start;
+		rule0 = b.last_rule;
 		err = do_fde(&b, (u32)(fde - src->frame_vaddr), &pend);
 		if (err < 0)
 			return -err;
@@ -1065,7 +1099,9 @@ int fst_eh_build(const struct fst_eh_src *src, const struct fst_eh_out *out,
 			st->fde_errors[err - 1 < FST_EH_NR_FDE_ERRORS ?
 				       err - 1 : FST_EH_FDE_CFI]++;
 			b.n = n0;
-			if (n0) {
+			b.last_start = start0;
+			b.last_rule = rule0;
+			if (n0 && out->start) {
 				out->start[n0 - 1] = start0;
 				out->rule[n0 - 1] = rule0;
 			}
@@ -1078,13 +1114,14 @@ int fst_eh_build(const struct fst_eh_src *src, const struct fst_eh_out *out,
 		if (err)
 			return -err;
 	}
-	for (i = 0; i < b.n; i++) {
+	for (i = 0; out->start && i < b.n; i++) {
 		const struct fst_eh_rule *r = &out->rules[out->rule[i]];
 
 		if (r->kind == FST_EH_UNSUP && r->reg < FST_EH_NR_UNSUP)
 			st->unsup[r->reg]++;
 	}
 	tab->base = b.base;
+	tab->span = b.n ? b.last_start : 0;
 	tab->nr_rows = b.n;
 	tab->nr_rules = b.nr_rules;
 	tab->start = out->start;

@@ -96,10 +96,27 @@ struct fst_eh_table {
 	u64 base;
 	u32 nr_rows;
 	u32 nr_rules;
+	u32 span;		/* the last row's start: the end of what is covered */
+	u32 nr_blocks;		/* of lookup[], 0: none */
 	u32 *start;
 	u16 *rule;
 	struct fst_eh_rule *rules;
+	/*
+	 * Optional (fst_eh_index()): lookup[b] is the row that covers offset
+	 * b << FST_EH_BLOCK_SHIFT, nr_blocks + 1 of them, so that a lookup
+	 * searches only the few rows of one block, as ORC's fast lookup
+	 * table does.
+	 */
+	const u32 *lookup;
 };
+
+#define FST_EH_BLOCK_SHIFT	8
+
+/* Entries of the lookup array of @t (fst_eh_index()): nr_blocks + 1. */
+static inline u32 fst_eh_blocks(const struct fst_eh_table *t)
+{
+	return t->nr_rows ? (t->span >> FST_EH_BLOCK_SHIFT) + 1 : 0;
+}
 
 /* Why a whole table could not be built (counted by the caller). */
 enum fst_eh_error {
@@ -152,7 +169,10 @@ struct fst_eh_src {
 
 /*
  * The builder's output arrays and limits, the caller's. rows_max bounds
- * start[] and rule[] (fst_eh_rows_bound() is never exceeded),
+ * start[] and rule[] (fst_eh_rows_bound() is never exceeded); with start
+ * and rule NULL the rows are counted only (nr_rows of the result is then
+ * at least what a build into arrays writes), so that the arrays can be
+ * allocated to size;
  * rules_max the rules (at most 65,535) and hash[] has 2 * rules_max
  * entries of scratch. work_max bounds the CFI instructions interpreted.
  */
@@ -186,20 +206,29 @@ int fst_eh_hdr(const u8 *hdr, u32 len, u64 vaddr,
 	       const struct fst_eh_arch *arch, u64 *frame_vaddr, u32 *fdes);
 int fst_eh_build(const struct fst_eh_src *src, const struct fst_eh_out *out,
 		 struct fst_eh_table *tab, struct fst_eh_stats *st);
+void fst_eh_index(struct fst_eh_table *t, u32 *lookup);
 
 /*
  * Any context, the sample path included: the rule of file address @addr,
  * or NULL where the table covers nothing. Reads nothing but @t.
  */
-static inline const struct fst_eh_rule *
+static __always_inline const struct fst_eh_rule *
 fst_eh_find(const struct fst_eh_table *t, u64 addr)
 {
-	u32 lo = 0, hi = t->nr_rows, mid;
+	u32 lo = 0, hi = t->nr_rows, mid, b;
 	u64 off = addr - t->base;
 
 	if (addr < t->base || off > 0xffffffffULL || !hi ||
 	    off < t->start[0])
 		return NULL;
+	if (t->nr_blocks) {
+		b = off >> FST_EH_BLOCK_SHIFT;
+		/* Past the last block: the last row, the end of the table. */
+		if (b >= t->nr_blocks)
+			return &t->rules[t->rule[t->nr_rows - 1]];
+		lo = t->lookup[b];
+		hi = t->lookup[b + 1] + 1;
+	}
 	/* The last row whose start is <= off. */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;

@@ -92,6 +92,14 @@ static unsigned int maps_kb = 8192;
 module_param(maps_kb, uint, 0444);
 MODULE_PARM_DESC(maps_kb, "KiB for recorded maps and file names (default 8192)");
 
+static unsigned int unwind_kb = 65536;
+module_param(unwind_kb, uint, 0444);
+MODULE_PARM_DESC(unwind_kb, "KiB for the unwind tables built from mapped files' .eh_frame, for user stacks without frame pointers; 0: none, frame pointers only (default 65536)");
+
+static char *unwind = "auto";
+module_param(unwind, charp, 0444);
+MODULE_PARM_DESC(unwind, "how user stacks are walked: auto (unwind tables where built, frame pointers elsewhere), fp (frame pointers only) or table (tables only) (default auto)");
+
 static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "gid whose members may also open /dev/flamestat if its mode lets them; the node stays root:root 0600, its group is set by udev (default -1: none)");
@@ -132,6 +140,12 @@ static int __init fst_params_to_cfg(struct fst_cfg *cfg)
 		   (percpu ? FLAMESTAT_CFG_PERCPU : 0) |
 		   (pid_tree ? FLAMESTAT_CFG_PID_TREE : 0) |
 		   (waker ? FLAMESTAT_CFG_WAKER : 0);
+	err = fst_unwind_parse(unwind);
+	if (err < 0) {
+		pr_err("unwind=%s: not auto, fp or table\n", unwind);
+		goto out;
+	}
+	u->flags |= err;
 	err = fst_mode_parse(mode);
 	if (err < 0) {
 		pr_err("mode=%s: not cpu, offcpu or wall\n", mode);
@@ -184,6 +198,7 @@ static int __init fst_init(void)
 		.table_kb = table_kb,
 		.max_procs = max_procs,
 		.maps_kb = maps_kb,
+		.unwind_kb = unwind_kb,
 		.cpu_max_percent = cpu_max_percent < 100 ? cpu_max_percent : 0,
 		.offcpu_tasks = offcpu_tasks,
 		.kstack_cache = kstack_cache,

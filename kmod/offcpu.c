@@ -451,12 +451,10 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 				    &flags, &slot->khash, &slot->khash_n);
 	}
 	key->proc_id = 0;
-	if (want_user) {
-		nu = fst_walk_user(task_pt_regs(prev), false, key->frames + nk,
-				   o->user_depth, &flags);
-		key->proc_id = fst_procdb_lookup(s->procdb, &c->cache, prev,
-						 flags & FLAMESTAT_STACKF_COMPAT);
-	}
+	if (want_user)
+		nu = fst_walk_user_any(c, t, task_pt_regs(prev), false, prev,
+				       key->frames + nk, o->user_depth, &flags,
+				       &key->proc_id);
 	fst_key_header(key, prev, cfg, c, nk, nu, flags);
 	/* Wall mode: its time on the CPU that the timer could not sample. */
 	if (fst_cfg_oncpu(cfg))

@@ -117,11 +117,13 @@ static void fst_procdb_free_arrays(struct fst_procdb *db)
  * fst_procdb_create() - allocate an empty process database
  * @max_procs: address spaces it can hold
  * @mem_max: bytes its maps and file records may take
+ * @eh_max: bytes its files' unwind tables may take; 0: none are built
  *
  * Context: process context; may sleep.
  * Return: the database with one reference, or NULL without memory.
  */
-struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
+struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max,
+				     long eh_max)
 {
 	struct fst_procdb *db;
 	u32 i;
@@ -133,7 +135,9 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max)
 	mutex_init(&db->lock);
 	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
 	INIT_DELAYED_WORK(&db->young_work, fst_procdb_young_work);
+	INIT_DELAYED_WORK(&db->eh_work, fst_procdb_eh_work);
 	init_irq_work(&db->scan_kick, fst_procdb_scan_kick);
+	db->eh_max = eh_max;
 	db->max_procs = max_procs;
 	/* Slot + 1 in the low bits of an id, its reuse count above. */
 	db->slot_bits = order_base_2(max_procs + 1);
@@ -218,6 +222,8 @@ static void fst_procdb_release(struct kref *ref)
 		cancel_delayed_work_sync(&db->young_work);
 		cancel_work_sync(&db->scan_work);
 	}
+	/* Only the scans queue tables' builds: none runs any more. */
+	fst_procdb_eh_stop(db);
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
 
@@ -233,8 +239,11 @@ static void fst_procdb_release(struct kref *ref)
 		}
 		kfree(rcu_dereference_protected(p->maps, 1));
 	}
-	for (i = 0; i < db->nr_files; i++)
-		kfree(db->files[i]);	/* NULL if reclaimed */
+	for (i = 0; i < db->nr_files; i++) {
+		if (db->files[i])	/* NULL if reclaimed */
+			fst_procdb_eh_forget(db, db->files[i]);
+		kfree(db->files[i]);
+	}
 	fst_procdb_free_arrays(db);
 	kfree(db);
 }
@@ -488,35 +497,6 @@ void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 		irq_work_queue(&db->scan_kick);
 }
 
-/**
- * fst_maps_find() - the mapping that contains an address
- * @maps: a process's maps, or NULL
- * @addr: a user address
- *
- * Context: any; the caller keeps @maps alive (RCU or the database lock).
- * Return: the mapping, or NULL.
- */
-const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr)
-{
-	u32 lo = 0, hi;
-
-	if (!maps)
-		return NULL;
-	hi = maps->nr;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		const struct fst_map *m = &maps->map[mid];
-
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
-}
-
 /*
  * maps_kb is full: its maps are refused (NOMAPS), and the worker's next
  * pass of fst_procdb_maintain() frees some (fst_slots_refill()).
@@ -622,6 +602,7 @@ static void fst_files_reclaim(struct fst_procdb *db)
 				   db->nr_buildid_uncached - 1);
 		atomic_long_sub(sizeof(*f) + strlen(f->path) + 1,
 				&db->mem_used);
+		fst_procdb_eh_forget(db, f);
 		db->free_file_ids[db->nr_free_file_ids++] = f->id;
 		kfree(f);
 	}
@@ -960,6 +941,9 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 		if (!v[i].file)
 			continue;
 		v[i].file_id = fst_file_intern(db, v[i].file, &root);
+		if (v[i].file_id)
+			fst_procdb_eh_consider(db, db->files[v[i].file_id - 1],
+					       v[i].file);
 		fput(v[i].file);
 		/* Counted: no record left (max_files, maps_kb), no name. */
 		lost |= !v[i].file_id;

@@ -23,7 +23,27 @@
 #include "uapi/flamestat.h"
 
 struct file;
+struct fst_ehtab;
 struct mm_struct;
+
+/* Where a file's unwind table stands (struct fst_file.eh_state). */
+enum fst_eh_file_state {
+	FST_EHF_NONE,		/* not asked for yet */
+	FST_EHF_QUEUED,		/* a build is queued or running */
+	FST_EHF_BUILT,		/* ehtab is set */
+	FST_EHF_UNCACHED,	/* its pages were not cached: tried again later */
+	FST_EHF_FAILED,		/* no table: not tried again (counted) */
+};
+
+/* A build waiting for the unwind-table worker (procdb_eh.c). */
+struct fst_eh_req {
+	struct file *file;	/* a reference */
+	u32 id;			/* the file record's */
+	u32 tries;
+	unsigned long not_before; /* jiffies */
+};
+
+#define FST_EH_QUEUE	64	/* builds waiting at most */
 
 struct fst_file {
 	u32 id;			/* > 0 */
@@ -43,6 +63,13 @@ struct fst_file {
 	 */
 	u32 refs;
 	bool build_id_uncached;	/* its note's pages were not in the page cache */
+	/*
+	 * Its unwind table (procdb_eh.c), NULL: none (yet). Published with
+	 * RCU under procdb->lock; the sampler reads it lock-free.
+	 */
+	struct fst_ehtab __rcu *ehtab;
+	u8 eh_state;		/* enum fst_eh_file_state, procdb->lock */
+	unsigned long eh_retry_at; /* jiffies, with FST_EHF_UNCACHED */
 	struct hlist_node node;	/* in procdb->files_hash */
 	char path[];
 };
@@ -190,6 +217,15 @@ struct fst_procdb {
 	u32 nr_free_file_ids;
 	atomic_long_t mem_used;	/* bytes of maps and files */
 	long mem_max;
+	/* Unwind tables (procdb_eh.c); 0 eh_max: none are built. */
+	long eh_max;		/* bytes (unwind_kb) */
+	atomic_long_t eh_used;
+	struct delayed_work eh_work;
+	struct fst_eh_req eh_queue[FST_EH_QUEUE]; /* lock */
+	u32 eh_queued;		/* lock */
+	u32 nr_eh_tables;	/* lock, read racily */
+	u32 nr_eh_uncached;	/* files whose pages were not cached; lock */
+	u64 eh_failed[FLAMESTAT_NR_UNWIND_FAILS]; /* files without one, lock */
 	/* Written under lock, read racily by the stats. */
 	u32 nr_buildid_uncached; /* files whose build-id was not cached */
 	u64 nr_maps_busy;	/* scans put off: the mmap_lock was taken */
@@ -212,7 +248,8 @@ struct fst_proc_cache {
 /* A sample that found no slot looks again after this (slots are reused). */
 #define FST_SLOT_RETRY	(HZ / 20 ? HZ / 20 : 1)
 
-struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max);
+struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max,
+				     long eh_max);
 void fst_procdb_get(struct fst_procdb *db);
 void fst_procdb_put(struct fst_procdb *db);
 u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
@@ -221,8 +258,38 @@ u32 fst_procdb_lookup_miss(struct fst_procdb *db, struct fst_proc_cache *c,
 void fst_procdb_check_frames(struct fst_procdb *db, u32 id, const u64 *frames,
 			     unsigned int n);
 void fst_procdb_maintain(struct fst_procdb *db, bool sync);
-const struct fst_map *fst_maps_find(const struct fst_maps *maps, u64 addr);
 size_t fst_procdb_bytes(const struct fst_procdb *db);
+
+/**
+ * fst_maps_find() - the mapping that contains an address
+ * @maps: a process's maps, or NULL
+ * @addr: a user address
+ *
+ * Context: any; the caller keeps @maps alive (RCU or the database lock).
+ * Inline: the walk by unwind tables calls it inside a user-access section.
+ * Return: the mapping, or NULL.
+ */
+static __always_inline const struct fst_map *
+fst_maps_find(const struct fst_maps *maps, u64 addr)
+{
+	u32 lo = 0, hi;
+
+	if (!maps)
+		return NULL;
+	hi = maps->nr;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct fst_map *m = &maps->map[mid];
+
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
 
 #define FST_IDX_TOMB	U32_MAX	/* an index entry whose mm is gone */
 
@@ -261,7 +328,8 @@ static inline bool fst_procdb_proc_still(const struct fst_proc *p, u32 id)
  * reclaimed only once no published maps name it, and its id reused only
  * after a grace period.
  */
-static inline struct fst_file *fst_procdb_file(struct fst_procdb *db, u32 id)
+static __always_inline struct fst_file *fst_procdb_file(struct fst_procdb *db,
+							u32 id)
 {
 	/* Pairs with the store-releases that publish a new file. */
 	if (!id || id > smp_load_acquire(&db->nr_files))
@@ -305,7 +373,15 @@ static __always_inline u32 fst_procdb_lookup(struct fst_procdb *db,
 	return id;
 }
 
+/* procdb_eh.c: unwind tables, db->lock held but for the work */
+void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
+			    struct file *file);
+void fst_procdb_eh_work(struct work_struct *work);
+void fst_procdb_eh_forget(struct fst_procdb *db, struct fst_file *f);
+void fst_procdb_eh_stop(struct fst_procdb *db);
+
 /* buildid.c */
+int fst_file_read_cached(struct file *file, void *buf, size_t len, loff_t pos);
 int fst_read_build_id(struct file *file, u8 *id, u32 *size);
 
 #endif /* FLAMESTAT_PROCDB_H */

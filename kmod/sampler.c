@@ -95,6 +95,7 @@ static __always_inline void fst_sample_recorded(struct fst_table *t,
 						bool unmapped)
 {
 	t->counts.recorded++;
+	t->counts.unwind[(key->flags / FLAMESTAT_STACKF_UNWIND_TABLE) & 3]++;
 	if (unlikely((key->flags & FST_STACKF_COUNTED) || unmapped))
 		fst_count_marks(&t->counts, key->flags, unmapped);
 }
@@ -288,12 +289,10 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 				       &flags);
 	}
 	key->proc_id = 0;
-	if (want_user) {
-		nu = fst_walk_user(uregs, umode, key->frames + nk,
-				   cfg->user_depth, &flags);
-		key->proc_id = fst_procdb_lookup(s->procdb, &c->cache, task,
-						 flags & FLAMESTAT_STACKF_COMPAT);
-	}
+	if (want_user)
+		nu = fst_walk_user_any(c, t, uregs, umode, task,
+				       key->frames + nk, cfg->user_depth,
+				       &flags, &key->proc_id);
 
 	fst_key_header(key, task, cfg, c, nk, nu, flags);
 

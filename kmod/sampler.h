@@ -20,6 +20,7 @@
 
 struct fst_kcache;
 
+#include "arch.h"
 #include "config.h"
 #include "procdb.h"
 #include "recent.h"
@@ -142,6 +143,49 @@ static __always_inline bool fst_task_kernel_only(struct task_struct *task,
 }
 
 bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task);
+
+/*
+ * Hard-irq, or the sched_switch probe with interrupts off: must not sleep,
+ * allocate or take sleeping locks. The user stack of @task from @uregs
+ * (@interrupted: the registers the sample interrupted) into @frames, at
+ * most @max: by the files' unwind tables where the configuration and the
+ * architecture allow (64-bit tasks), by frame pointers otherwise; early
+ * stops of a walk with tables counted in @t. And its address space's
+ * proc id, in @proc_id.
+ */
+static __always_inline unsigned int
+fst_walk_user_any(struct fst_cpu *c, struct fst_table *t, struct pt_regs *uregs,
+		  bool interrupted, struct task_struct *task, u64 *frames,
+		  unsigned int max, u32 *flags, u32 *proc_id)
+{
+	struct fst_sampler *s = c->s;
+	const struct fst_cfg *cfg = &s->cfg;
+	unsigned int n;
+#ifdef FST_ARCH_HAVE_EHWALK
+	bool compat = fst_arch_user_compat(uregs);
+	int stop;
+
+	*proc_id = fst_procdb_lookup(s->procdb, &c->cache, task, compat);
+	if (!compat && !(cfg->flags & FLAMESTAT_CFG_UNWIND_FP) &&
+	    s->procdb->eh_max) {
+		n = fst_walk_user_eh(uregs, interrupted, frames, max, flags,
+				     s->procdb, *proc_id,
+				     cfg->flags & FLAMESTAT_CFG_UNWIND_TABLE,
+				     &stop);
+		if (stop >= 0)
+			t->counts.unwind_stop[stop]++;
+		return n;
+	}
+	n = fst_walk_user(uregs, interrupted, frames, max, flags);
+	if (!compat)
+		*flags |= FLAMESTAT_STACKF_UNWIND_FP;
+#else
+	n = fst_walk_user(uregs, interrupted, frames, max, flags);
+	*proc_id = fst_procdb_lookup(s->procdb, &c->cache, task,
+				     *flags & FLAMESTAT_STACKF_COMPAT);
+#endif
+	return n;
+}
 
 /*
  * Hard-irq or the scheduler: the header of a stack key of @task, whose

@@ -49,6 +49,7 @@ static struct fst_session {
 	u32 max_depth_words;	/* scratch key size */
 	u32 max_procs;
 	long maps_bytes;
+	long unwind_bytes;	/* unwind tables (unwind_kb); 0: none */
 	u32 offcpu_tasks;
 } sess;
 
@@ -301,7 +302,8 @@ int fst_reset(void)
 	struct fst_procdb *old, *db;
 
 	lockdep_assert_held(&sess.ctl_lock);
-	db = fst_procdb_create(sess.max_procs, sess.maps_bytes);
+	db = fst_procdb_create(sess.max_procs, sess.maps_bytes,
+			       sess.unwind_bytes);
 	if (!db)
 		return -ENOMEM;
 	fst_stop();
@@ -553,7 +555,7 @@ void fst_get_stats(struct flamestat_stats *st)
 	struct fst_sampler *s = &sess.sampler;
 	struct fst_table *agg = &sess.agg.table;
 	struct fst_procdb *db;
-	unsigned int cpu;
+	unsigned int cpu, i;
 	u64 used = 0, total = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -571,6 +573,11 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->buildid_uncached = READ_ONCE(db->nr_buildid_uncached);
 	st->maps_busy = READ_ONCE(db->nr_maps_busy);
 	st->maps_truncated = READ_ONCE(db->nr_maps_truncated);
+	st->unwind_tables = READ_ONCE(db->nr_eh_tables);
+	st->unwind_bytes = atomic_long_read(&db->eh_used);
+	st->unwind_uncached = READ_ONCE(db->nr_eh_uncached);
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_FAILS; i++)
+		st->unwind_failed[i] = READ_ONCE(db->eh_failed[i]);
 	st->reader_mem = fst_reader_mem_used();
 	st->offcpu_tasks = fst_offcpu_blocked(s);
 	st->offcpu_tasks_max = fst_cfg_offcpu(&s->cfg) ? sess.offcpu_tasks : 0;
@@ -589,9 +596,10 @@ void fst_get_stats(struct flamestat_stats *st)
 	cpus_read_unlock();
 	st->nr_cpus = s->running ? fst_sampler_nr_cpus(s) : 0;
 	total += fst_table_bytes(agg) + fst_procdb_bytes(db) + db->mem_max +
-		 fst_offcpu_bytes(s);
+		 db->eh_max + fst_offcpu_bytes(s);
 	used += agg->used * sizeof(u64) + fst_procdb_bytes(db) +
-		atomic_long_read(&db->mem_used) + fst_offcpu_bytes(s);
+		atomic_long_read(&db->mem_used) +
+		atomic_long_read(&db->eh_used) + fst_offcpu_bytes(s);
 	st->mem_used = used;
 	st->mem_total = total;
 	st->running_ns = fst_running_ns();
@@ -639,12 +647,12 @@ static int fst_check_memory(const struct fst_limits *lim)
 		   2ULL * sess.pcpu_bytes * num_possible_cpus() +
 		   (u64)lim->max_procs * (sizeof(struct fst_proc) +
 					  3 * sizeof(u32) + sizeof(void *)) +
-		   (u64)lim->maps_kb * 1024;
+		   (u64)lim->maps_kb * 1024 + (u64)lim->unwind_kb * 1024;
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
 
 	if (need <= ram / 2)
 		return 0;
-	pr_err("table_kb, pcpu_kb (x2 x %u CPUs), max_procs and maps_kb need %llu MiB, more than half of the %llu MiB of RAM\n",
+	pr_err("table_kb, pcpu_kb (x2 x %u CPUs), max_procs, maps_kb and unwind_kb need %llu MiB, more than half of the %llu MiB of RAM\n",
 	       num_possible_cpus(), need >> 20, ram >> 20);
 	return -ENOMEM;
 }
@@ -667,8 +675,8 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 	if (!lim->pcpu_kb || !lim->table_kb || !lim->max_procs ||
 	    !lim->maps_kb || lim->max_procs > (1U << 24) ||
 	    lim->pcpu_kb > (1U << 22) || lim->table_kb > (1U << 24) ||
-	    lim->maps_kb > (1U << 24)) {
-		pr_err("pcpu_kb, table_kb, max_procs and maps_kb must be > 0 and sane\n");
+	    lim->maps_kb > (1U << 24) || lim->unwind_kb > (1U << 24)) {
+		pr_err("pcpu_kb, table_kb, max_procs and maps_kb must be > 0 and sane, unwind_kb at most 16 GiB\n");
 		return -EINVAL;
 	}
 	if (lim->offcpu_tasks < 16 || lim->offcpu_tasks > (1U << 20)) {
@@ -687,6 +695,7 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 			       FLAMESTAT_MAX_USER_DEPTH;
 	sess.max_procs = lim->max_procs;
 	sess.maps_bytes = (long)lim->maps_kb * 1024;
+	sess.unwind_bytes = (long)lim->unwind_kb * 1024;
 	err = fst_check_memory(lim);
 	if (err)
 		return err;
@@ -700,7 +709,8 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 	err = fst_agg_init(&sess.agg, s, (size_t)lim->table_kb * 1024);
 	if (err)
 		goto out_free_sampler;
-	s->procdb = fst_procdb_create(sess.max_procs, sess.maps_bytes);
+	s->procdb = fst_procdb_create(sess.max_procs, sess.maps_bytes,
+				      sess.unwind_bytes);
 	if (!s->procdb) {
 		err = -ENOMEM;
 		goto out_free_agg;

@@ -30,6 +30,7 @@ struct fst_limits {
 	u32 cpu_max_percent;	/* sampler's share of a CPU; 0: no limit */
 	u32 offcpu_tasks;	/* off-CPU slots (offcpu.c) */
 	u32 kstack_cache;	/* enum fst_kcache_mode (kstack_cache.h) */
+	u32 unwind_kb;		/* unwind tables of mapped files; 0: none */
 };
 
 int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim);

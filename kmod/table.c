@@ -420,6 +420,10 @@ void fst_counts_add(struct fst_counts *dst, const struct fst_counts *src)
 	dst->user_compat += src->user_compat;
 	dst->idle_irq += src->idle_irq;
 	dst->unmapped_procs += src->unmapped_procs;
+	for (i = 0; i < ARRAY_SIZE(dst->unwind); i++)
+		dst->unwind[i] += src->unwind[i];
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++)
+		dst->unwind_stop[i] += src->unwind_stop[i];
 	dst->cost_ns += src->cost_ns;
 	dst->cost_max_ns = max(dst->cost_max_ns, src->cost_max_ns);
 	dst->probe_max = max(dst->probe_max, src->probe_max);
@@ -454,6 +458,11 @@ void fst_stats_fill(struct flamestat_stats *st, const struct fst_counts *c)
 	st->user_compat = c->user_compat;
 	st->idle_irq = c->idle_irq;
 	st->unmapped_procs = c->unmapped_procs;
+	st->unwind_table = c->unwind[1];
+	st->unwind_fp = c->unwind[2];
+	st->unwind_mixed = c->unwind[3];
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++)
+		st->unwind_stop[i] = c->unwind_stop[i];
 	st->cost_ns = c->cost_ns;
 	st->cost_max_ns = c->cost_max_ns;
 	st->probe_max = c->probe_max;

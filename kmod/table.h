@@ -113,6 +113,13 @@ struct fst_counts {
 	u64 user_compat;
 	u64 idle_irq;
 	u64 unmapped_procs;
+	/*
+	 * Recorded samples by how their user stack was walked: indexed by
+	 * the stack's (flags / FLAMESTAT_STACKF_UNWIND_TABLE) & 3, so 1 by
+	 * tables, 2 by frame pointers, 3 both (0: neither, no user stack).
+	 */
+	u64 unwind[4];
+	u64 unwind_stop[FLAMESTAT_NR_UNWIND_STOPS]; /* walks, by reason */
 	u64 cost_ns;
 	u64 cost_max_ns;
 	u64 cost_hist[FLAMESTAT_COST_BUCKETS];

@@ -198,6 +198,8 @@ static void fst_put_stack(struct seq_file *m, struct fst_text *tx,
 	}
 	if (e->nr_user && (e->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 		seq_puts(m, ";[truncated]");
+	else if (e->nr_user && (e->flags & FLAMESTAT_STACKF_UNWIND_STOPPED))
+		seq_puts(m, ";[incomplete]");
 	for (i = e->nr_user - 1; i >= 0; i--)
 		fst_put_user_frame(m, db, maps, e->frames[e->nr_kernel + i]);
 	rcu_read_unlock();

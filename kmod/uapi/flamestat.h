@@ -48,7 +48,17 @@
  * does.
  */
 #define FLAMESTAT_CFG_WAKER	(1U << 6)
-#define FLAMESTAT_CFG_ALL	((1U << 7) - 1)
+/*
+ * How user stacks are walked. Neither flag (the default): with each mapped
+ * file's unwind table, built from its .eh_frame, where the module has
+ * built one, and by frame pointer elsewhere. UNWIND_FP: by frame pointer
+ * only, as modules before tables. UNWIND_TABLE: by tables only; a frame in
+ * code without one ends the stack (counted in unwind_stop). Not both.
+ * Modules older than tables refuse either (EINVAL).
+ */
+#define FLAMESTAT_CFG_UNWIND_FP	   (1U << 7)
+#define FLAMESTAT_CFG_UNWIND_TABLE (1U << 8)
+#define FLAMESTAT_CFG_ALL	((1U << 9) - 1)
 
 /* struct flamestat_config.mode: what is measured. */
 enum flamestat_mode {
@@ -153,6 +163,35 @@ enum flamestat_offcpu_drop {
 	FLAMESTAT_MAX_OFFDROPS = 12	/* room in struct flamestat_stats */
 };
 
+/* Why a mapped file has no unwind table (struct flamestat_stats.unwind_failed). */
+enum flamestat_unwind_fail {
+	/* No .eh_frame_hdr, or not a 64-bit ELF file of this architecture. */
+	FLAMESTAT_UNWIND_FAIL_NONE,
+	FLAMESTAT_UNWIND_FAIL_BAD,	/* its .eh_frame_hdr could not be read */
+	FLAMESTAT_UNWIND_FAIL_BIG,	/* past the builder's limits */
+	FLAMESTAT_UNWIND_FAIL_MEM,	/* unwind_kb reached, or no memory */
+	FLAMESTAT_NR_UNWIND_FAILS,
+	FLAMESTAT_MAX_UNWIND_FAILS = 8	/* room in struct flamestat_stats */
+};
+
+/*
+ * Why a user stack walked with unwind tables ended before its outermost
+ * frame (struct flamestat_stats.unwind_stop); the stack is recorded as
+ * far as it went.
+ */
+enum flamestat_unwind_stop {
+	/* Code with no table, and no frame pointer to follow (or UNWIND_TABLE). */
+	FLAMESTAT_UNWIND_STOP_NO_TABLE,
+	/* A rule the walker cannot follow: an expression of no known shape. */
+	FLAMESTAT_UNWIND_STOP_UNSUP,
+	/* The CFA is on a register known in the interrupted frame only. */
+	FLAMESTAT_UNWIND_STOP_REG,
+	/* The rules led nowhere: the stack pointer did not grow, or no address. */
+	FLAMESTAT_UNWIND_STOP_BAD,
+	FLAMESTAT_NR_UNWIND_STOPS,
+	FLAMESTAT_MAX_UNWIND_STOPS = 8	/* room in struct flamestat_stats */
+};
+
 /* Per-sample cost histogram: bucket i counts samples costing < 2^(i+6) ns. */
 #define FLAMESTAT_COST_BUCKETS	16
 
@@ -237,6 +276,27 @@ struct flamestat_stats {
 	__u64 offcpu_ns;	/* time off a CPU in the recorded blocks */
 	__u64 offcpu_tasks;	/* tasks blocked now with their stacks kept */
 	__u64 offcpu_tasks_max;	/* room for them (module parameter offcpu_tasks) */
+	/*
+	 * User stacks by how they were walked (0 from modules before unwind
+	 * tables): with unwind tables only; with tables and, in code that
+	 * had none yet, frame pointers; with frame pointers only (UNWIND_FP,
+	 * or no table anywhere in the stack). Recorded samples with a user
+	 * stack of 64-bit code are in exactly one of them.
+	 */
+	__u64 unwind_table;
+	__u64 unwind_mixed;
+	__u64 unwind_fp;
+	__u64 unwind_stop[FLAMESTAT_MAX_UNWIND_STOPS]; /* by enum flamestat_unwind_stop */
+	__u64 unwind_tables;	/* mapped files with a table now */
+	__u64 unwind_bytes;	/* their memory, at most the module parameter unwind_kb */
+	/*
+	 * Files whose .eh_frame was not in the page cache (it is read only
+	 * from there, never from the disk by the module itself: readahead
+	 * was started where the filesystem has a block device): tried
+	 * again when a later scan meets them.
+	 */
+	__u64 unwind_uncached;
+	__u64 unwind_failed[FLAMESTAT_MAX_UNWIND_FAILS]; /* files, by enum flamestat_unwind_fail */
 };
 
 /* FLAMESTAT_IOC_VERSION: what this module is and offers. */
@@ -307,6 +367,10 @@ struct flamestat_read {
  * size in between (each copies the fields the size covers).
  */
 #define FLAMESTAT_STATS_SIZE_V1 __builtin_offsetof(struct flamestat_stats, offcpu_blocks)
+/* Up to offcpu_tasks_max: modules with off-CPU time, before unwind tables. */
+#define FLAMESTAT_STATS_SIZE_V2 __builtin_offsetof(struct flamestat_stats, unwind_table)
+#define FLAMESTAT_IOC_GET_STATS_V2 \
+	_IOC(_IOC_READ, FLAMESTAT_IOC_MAGIC, 6, FLAMESTAT_STATS_SIZE_V2)
 #define FLAMESTAT_IOC_GET_STATS_V1 \
 	_IOC(_IOC_READ, FLAMESTAT_IOC_MAGIC, 6, FLAMESTAT_STATS_SIZE_V1)
 #define FLAMESTAT_IOC_SNAPSHOT	_IOWR(FLAMESTAT_IOC_MAGIC, 7, struct flamestat_snapshot)
@@ -450,6 +514,16 @@ struct flamestat_rec_ksym {
 #define FLAMESTAT_STACKF_OFF_R		  (1U << 10)
 /* The waker's stack was cut at kernel_depth. */
 #define FLAMESTAT_STACKF_WAKER_TRUNCATED  (1U << 11)
+/*
+ * How the user frames were found: UNWIND_TABLE alone, by the files'
+ * unwind tables; UNWIND_FP alone, by frame pointers; both, by tables and,
+ * in code with none yet, frame pointers. UNWIND_STOPPED: a walk with
+ * tables ended before the outermost frame (why: unwind_stop in the
+ * stats); without it a walk by tables reached the end of the stack.
+ */
+#define FLAMESTAT_STACKF_UNWIND_TABLE	  (1U << 12)
+#define FLAMESTAT_STACKF_UNWIND_FP	  (1U << 13)
+#define FLAMESTAT_STACKF_UNWIND_STOPPED	  (1U << 14)
 
 #define FLAMESTAT_CPU_ANY	0xffffU	/* stack key without CFG_PERCPU */
 

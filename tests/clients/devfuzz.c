@@ -274,6 +274,10 @@ static int config_verdict(const struct flamestat_config *c)
 
 	if (c->flags & ~FLAMESTAT_CFG_ALL)
 		return EINVAL;
+	/* Frame pointers only, or tables only: not both. */
+	if ((c->flags & FLAMESTAT_CFG_UNWIND_FP) &&
+	    (c->flags & FLAMESTAT_CFG_UNWIND_TABLE))
+		return EINVAL;
 	if (!(c->flags & (FLAMESTAT_CFG_KERNEL | FLAMESTAT_CFG_USER)))
 		return EINVAL;
 	if (c->freq_hz < FLAMESTAT_MIN_FREQ || c->freq_hz > FLAMESTAT_MAX_FREQ)

@@ -355,7 +355,10 @@ static inline int snap_validate(const void *raw, size_t size,
 			     h->config.mode == FLAMESTAT_MODE_OFFCPU) ||
 			    (s->proc_id && (s->proc_id >= SNAP_MAX_IDS || !proc_seen[s->proc_id])) ||
 			    (s->flags & FLAMESTAT_STACKF_WAKER_TRUNCATED && !s->nr_waker) ||
-			    (s->flags & ~0xfffU) || !memchr(s->comm, '\0', sizeof(s->comm))) {
+			    (s->flags & FLAMESTAT_STACKF_UNWIND_STOPPED &&
+			     !(s->flags & (FLAMESTAT_STACKF_UNWIND_TABLE |
+					   FLAMESTAT_STACKF_UNWIND_FP))) ||
+			    (s->flags & ~0x7fffU) || !memchr(s->comm, '\0', sizeof(s->comm))) {
 				snap_fail(why, whylen,
 					  "record %u: bad STACK (count %llu, nk %u, nu %u, proc %u, flags %#x, size %u)",
 					  nrec, (unsigned long long)s->count, s->nr_kernel,

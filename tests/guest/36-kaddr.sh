@@ -14,7 +14,9 @@
 KR=/proc/sys/kernel/kptr_restrict
 kr0=$(cat "$KR")
 
-fs_load
+# unwind=fp: the frame-pointer walk follows hostile's chain (the walk
+# with unwind tables finds its real frames from the stack pointer).
+fs_load unwind=fp
 # A process whose frame-pointer chain holds kernel-looking return
 # addresses (hostile -m kret) is profiled too: its user frames must not
 # put such numbers in the text either.

@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# What a library without frame pointers (Debian's libc) does to a stack,
-# and that flamestat says so. memcopy -c: main -> work -> copy_block ->
-# memcmp and main -> work -> checksum. libc's memcmp sets up no frame
-# pointer, so its samples show it under work, copy_block missing (the walk
-# goes on from copy_block's frame record); with -f, copy_block copies with
-# a loop of ours built with frame pointers and the tower is whole. memcmp,
+# What a library without frame pointers (Debian's libc) does to a stack
+# walked by frame pointers (--unwind fp), and that flamestat says so; and
+# that the default walk, with unwind tables, loses nothing there.
+# memcopy -c: main -> work -> copy_block -> memcmp and main -> work ->
+# checksum. libc's memcmp sets up no frame pointer, so by frame pointers
+# its samples show it under work, copy_block missing (the walk goes on
+# from copy_block's frame record); with tables the tower is whole; with
+# -f, copy_block copies with a loop of ours built with frame pointers and
+# the tower is whole either way. memcmp,
 # not the guide's memcpy: on arm64 with FEAT_MOPS (7.x guests) glibc's
 # memcpy is one instruction that QEMU runs as the host's memcpy and takes
 # no time to sample (6 of 3,918 samples); memcmp costs its time on every
@@ -28,8 +31,8 @@ meta() { sed -n "1s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 # Counts of samples throughout (--count samples): the header's frameless
 # figures are samples, and folded output counts periods by default.
 
-# --- libc's memcmp: copy_block missing above it ---
-check "record -- memcopy -c" sh -c "$FS record --count samples -U --header -o $FS_TMP/memcmp-libc.folded --raw $FS_TMP/memcmp-libc.fstat -- $FS_WL/memcopy -c 4 2>$FS_TMP/libc.err"
+# --- libc's memcmp by frame pointers: copy_block missing above it ---
+check "record --unwind fp -- memcopy -c" sh -c "$FS record --unwind fp --count samples -U --header -o $FS_TMP/memcmp-libc.folded --raw $FS_TMP/memcmp-libc.fstat -- $FS_WL/memcopy -c 4 2>$FS_TMP/libc.err"
 sed 's/^/#   stderr: /' "$FS_TMP/libc.err"
 artifact "$FS_TMP/memcmp-libc.folded"
 artifact "$FS_TMP/libc.err" memcmp-libc.err
@@ -68,6 +71,23 @@ log "report of the recording: $((t1 - t0)) ms"
 check "report: the note, memcmp named" \
 	grep -Eq '^# note: [0-9.]+% of the samples with a user stack have their leaf in code without a frame pointer \(libc\.so\.6 [^ ]*memcmp' "$FS_TMP/memcmp-libc.report"
 
+# --- the default walk, with unwind tables: libc's memcmp under copy_block ---
+check "record -- memcopy -c" sh -c "$FS record --count samples -U --header -o $FS_TMP/memcmp-tables.folded -- $FS_WL/memcopy -c 4 2>$FS_TMP/tables.err"
+sed 's/^/#   stderr: /' "$FS_TMP/tables.err"
+artifact "$FS_TMP/memcmp-tables.folded"
+f=$FS_TMP/memcmp-tables.folded
+in_memcmp=$(fs_sum "$f" '^memcopy;(.*;)?main;work;([^;]*;)?[^;]*memcmp[^;]*$')
+whole=$(fs_sum "$f" '^memcopy;(.*;)?main;work;copy_block;[^;]*memcmp[^;]*$')
+frameless=$(meta "$f" frameless)
+log "tables: memcmp's samples $in_memcmp, under copy_block $whole; header frameless=$frameless"
+expect_ge "tables: memcmp sampled" "$in_memcmp" 200
+expect_ge "tables: >= 95% of memcmp's samples under copy_block (x100 vs x95)" \
+	$((whole * 100)) $((in_memcmp * 95))
+check "tables: the summary says how the stacks were walked" \
+	grep -Eq '^flamestat record: user stacks: [0-9.]+% by unwind tables' "$FS_TMP/tables.err"
+check_not "tables: no frameless-leaf warning" \
+	grep -q 'have their leaf in code without a frame pointer' "$FS_TMP/tables.err"
+
 # --- our own copy loop, with its frame pointer: the whole tower ---
 check "record -- memcopy -f" sh -c "$FS record --count samples -U --header -o $FS_TMP/copy-fp.folded -- $FS_WL/memcopy -f 4 2>$FS_TMP/fp.err"
 sed 's/^/#   stderr: /' "$FS_TMP/fp.err"
@@ -89,7 +109,7 @@ expect_le "frameless leaves: start-up and prologues only (<= 5%, x20)" $((${fram
 # --- shortlived -l: a third of each child's work in memcpy ---
 limit=60
 fs_debug_kernel && limit=300
-check "record -- shortlived -l" sh -c "$FS record --count samples -U --header -o $FS_TMP/short.folded -- $FS_WL/shortlived -l -n 100 -m 10 $limit 2>$FS_TMP/short.err"
+check "record --unwind fp -- shortlived -l" sh -c "$FS record --unwind fp --count samples -U --header -o $FS_TMP/short.folded -- $FS_WL/shortlived -l -n 100 -m 10 $limit 2>$FS_TMP/short.err"
 sed 's/^/#   stderr: /' "$FS_TMP/short.err"
 artifact "$FS_TMP/short.folded"
 f=$FS_TMP/short.folded

@@ -10,7 +10,10 @@
 # records (frames, USER_FAULT, USER_TRUNCATED, COMPAT flags); the 32-bit
 # ordinary chain must resolve to main;c_outer;c_middle;c_leaf. The 32-bit
 # half runs hostile32 (i386 on x86-64, AArch32 on arm64): a guest without
-# it fails.
+# it fails. These chains test the frame-pointer walk: the module walks
+# with unwind=fp here. The walk with unwind tables (the default on x86-64)
+# does not follow them (hostile's code has .eh_frame: its rules find the
+# frames from the stack pointer), and the text it gives is checked too.
 # timeout: 300
 # timeout-long: 1200
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -107,7 +110,7 @@ run_mode() {
 	esac
 }
 
-fs_load
+fs_load unwind=fp
 for m in $MODES64; do
 	run_mode hostile hx- "$m" 0
 done
@@ -178,9 +181,27 @@ fi
 check "unload" fs_unload
 
 # The deepest walk the ABI allows: 1024 frames, marked truncated.
-fs_load user_depth=1024
+fs_load user_depth=1024 unwind=fp
 run_mode hostile hx- deep 0 1024
 [ $compat = 1 ] && run_mode hostile32 h32- deep 1 1024
 check "still balanced" fs_balanced
+check "unload" fs_unload
+
+# The default walk, with unwind tables, under the same programs: every
+# sample is recorded or counted as dropped, and the text never shows a
+# user frame above user space as a number.
+fs_load
+for m in kret noncanon mutate remap sysfault; do
+	wl hostile -m "$m" "$SECS" >/dev/null || not_ok "tables: hostile -m $m exited with status $?"
+done
+fs_read "$FS_TMP/tables.folded"
+artifact "$FS_TMP/tables.folded"
+expect_ge "tables: hostile sampled" "$(fs_sum "$FS_TMP/tables.folded" '^hx-')" 100
+expect_eq "tables: no user frame shown as a 0xffff... kernel-looking number" "$(awk '{
+	sub(/ [0-9]+$/, ""); n = split($0, f, ";")
+	for (i = 1; i <= n; i++)
+		if (f[i] ~ /^0xffff[0-9a-f]+$/ && length(f[i]) == 18) bad++
+} END { print bad + 0 }' "$FS_TMP/tables.folded")" 0
+check "tables: still balanced" fs_balanced
 check "unload" fs_unload
 finish

@@ -6,12 +6,15 @@
 # tables, and every sample probed that bucket in hard-irq. The stack hash
 # is now keyed (SipHash, a key drawn at load) and a probe bounded
 # (FLAMESTAT_PROBE_MAX, 32): the crafted stacks spread, none is dropped
-# for a long probe, and the longest probe is reported (probe_max).
+# for a long probe, and the longest probe is reported (probe_max). The
+# stacks are crafted as frame-pointer chains: the module walks with
+# unwind=fp here (with unwind tables, collide's own code has .eh_frame and
+# its real stack is one stack).
 # timeout: 120
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-fs_load
+fs_load unwind=fp
 out=$(wl collide -n 8192 5) || not_ok "collide exited with status $?"
 log "collide: $out"
 fs_read "$FS_TMP/all.folded"

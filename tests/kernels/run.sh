@@ -14,7 +14,8 @@
 #               trixie trixie-rt            6.12+deb13 (gcc 14)
 #               sid sid-rt                  7.x (gcc 16)
 #             (-rt: the PREEMPT_RT flavour)
-#     --core  only the core guest tests (load, read, chain, ABI, vhost's
+#     --core  only the core guest tests (load, read, chain, ABI, user
+#             stacks by unwind tables, vhost's
 #             and io_uring's workers, hostile stacks, the sample path's
 #             throttling, irq_work kicks, staggered timers, isolated
 #             CPUs and short-lived processes, off-CPU time (the module
@@ -68,7 +69,8 @@ done
 # Nor 57-offcpu-disk: on 5.10 with the host loaded, 20% of fsync's
 # off-CPU time was runqueue waits (R, cond_resched in writeback) against
 # its 90% in D; its state split depends on the kernel and the load.
-core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 30-commands 36-kaddr
+core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 26-nofp 29-unwind-rewrite
+	30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
 	56-offcpu 63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 98-hotplug)

@@ -135,19 +135,28 @@ static int build(const struct img *im, struct out_bufs *ob,
 	if (fst_eh_hdr(im->src.hdr, im->src.hdr_len, im->src.hdr_vaddr,
 		       im->src.arch, &frame_vaddr, &fdes))
 		return FST_EH_E_HDR;
-	rows = fst_eh_rows_bound(im->src.frame_len, fdes);
-	ob->o.rows_max = (u32)rows;
-	ob->o.start = calloc(rows, sizeof(u32));
-	ob->o.rule = calloc(rows, sizeof(u16));
+	ob->o.rows_max = (u32)fst_eh_rows_bound(im->src.frame_len, fdes);
 	ob->o.rules_max = 0xfffe;
 	ob->o.rules = calloc(ob->o.rules_max, sizeof(struct fst_eh_rule));
 	ob->o.hash = calloc(2ULL * ob->o.rules_max, sizeof(u16));
 	ob->o.work_max = 1U << 30;
-	if (!ob->o.start || !ob->o.rule || !ob->o.rules || !ob->o.hash) {
+	if (!ob->o.rules || !ob->o.hash) {
 		fprintf(stderr, "out of memory\n");
 		exit(2);
 	}
+	/* As the module builds: count the rows, then fill arrays of that size. */
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	err = fst_eh_build(&im->src, &ob->o, t, st);
+	if (err)
+		return err;
+	rows = t->nr_rows;
+	ob->o.rows_max = (u32)rows;
+	ob->o.start = calloc(rows ? rows : 1, sizeof(u32));
+	ob->o.rule = calloc(rows ? rows : 1, sizeof(u16));
+	if (!ob->o.start || !ob->o.rule) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
 	err = fst_eh_build(&im->src, &ob->o, t, st);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	*us = (double)(b.tv_sec - a.tv_sec) * 1e6 +
@@ -367,6 +376,8 @@ static int check_file(const char *path, int quiet)
 	Dwarf_CFI *cfi;
 	Elf *e;
 	unsigned long bad = 0, checked = 0, fde_err = 0, unknown = 0;
+	struct fst_eh_table plain;
+	u32 *lookup;
 	double us;
 	u32 i;
 	int err, k;
@@ -401,6 +412,30 @@ static int check_file(const char *path, int quiet)
 			printf("FAIL ehcheck/%s: row %u out of order or rule out of range\n",
 			       path, i);
 			return 1;
+		}
+	}
+	/*
+	 * The fast lookup array (fst_eh_index()) must find what the plain
+	 * binary search finds, everywhere: every address of the covered
+	 * range and a little around it (every 7th one past 4 MiB).
+	 */
+	lookup = malloc(((size_t)fst_eh_blocks(&t) + 1) * sizeof(*lookup));
+	if (!lookup) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	plain = t;
+	fst_eh_index(&t, lookup);
+	if (t.nr_rows) {
+		uint64_t a, end = t.base + t.span + 64;
+		uint64_t step = t.span > (4U << 20) ? 7 : 1;
+
+		for (a = t.base + t.start[0] - 64; a < end; a += step) {
+			if (fst_eh_find(&t, a) == fst_eh_find(&plain, a))
+				continue;
+			if (bad++ < MAX_REPORTS)
+				printf("# %s: %#" PRIx64 ": indexed lookup differs\n",
+				       path, a);
 		}
 	}
 	for (i = 0; i + 1 < t.nr_rows; i++) {
@@ -444,6 +479,7 @@ static int check_file(const char *path, int quiet)
 	}
 	dwarf_cfi_end(cfi);
 	elf_end(e);
+	free(lookup);
 	free_bufs(&ob);
 	free(im.data);
 	return bad || fde_err || !st.fdes_used;
@@ -506,7 +542,9 @@ static int bench_file(const char *path)
 		free(im.data);
 		return 1;
 	}
-	bytes = (size_t)t.nr_rows * 6 + (size_t)t.nr_rules * sizeof(struct fst_eh_rule);
+	/* As the module holds it: rows, rules and the fast lookup array. */
+	bytes = (size_t)t.nr_rows * 6 + (size_t)t.nr_rules * sizeof(struct fst_eh_rule) +
+		((size_t)fst_eh_blocks(&t) + 1) * sizeof(u32);
 	printf("%s fdes=%u rows=%u rules=%u frame_bytes=%u bytes=%zu text=%" PRIu64
 	       " per_mib=%.0f build_ms=%.2f\n", path, st.fdes, t.nr_rows,
 	       t.nr_rules, im.src.frame_len, bytes, im.text,

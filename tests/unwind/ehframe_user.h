@@ -21,4 +21,9 @@ typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/* glibc's <sys/cdefs.h> has one too, with any of its headers. */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+
 #endif /* FLAMESTAT_EHFRAME_USER_H */

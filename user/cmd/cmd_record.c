@@ -46,6 +46,7 @@ struct record_env {
 	uint32_t min_block_us;	/* --min-block */
 	bool min_block_set;
 	bool waker;		/* --waker: CFG_WAKER */
+	uint32_t unwind;	/* --unwind: FLAMESTAT_CFG_UNWIND_*, 0 auto */
 	const char *raw_path;
 	bool quiet;
 	bool force;		/* take the profiler over from another session */
@@ -94,6 +95,11 @@ static void usage(FILE *out)
 "      --per-cpu          keep CPUs apart; each stack gets a cpu-N root\n"
 "      --kernel-depth N   kernel frames kept, 1..%d (default %d)\n"
 "      --user-depth N     user frames kept, 1..%d (default %d)\n"
+"      --unwind HOW       user stacks: auto (default: by each file's unwind\n"
+"                         table, built by the module from its .eh_frame, so\n"
+"                         code without frame pointers keeps its callers; by\n"
+"                         frame pointers where no table is built yet), fp\n"
+"                         (frame pointers only) or table (tables only)\n"
 "\n"
 "What to measure:\n"
 "      --off-cpu          off-CPU time: where tasks block (sleeps, I/O, locks,\n"
@@ -158,6 +164,7 @@ enum {
 	OPT_IDLE = 0x300, OPT_PER_CPU, OPT_KDEPTH, OPT_UDEPTH,
 	OPT_FORMAT, OPT_RAW, OPT_HEADER, OPT_FORCE,
 	OPT_COUNT, OPT_OFF_CPU, OPT_WALL, OPT_MODE, OPT_MIN_BLOCK, OPT_WAKER,
+	OPT_UNWIND,
 };
 
 static const struct option own_options[] = {
@@ -179,6 +186,7 @@ static const struct option own_options[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "waker", no_argument, NULL, OPT_WAKER },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "raw", required_argument, NULL, OPT_RAW },
@@ -477,6 +485,19 @@ static int parse_args(struct record_env *e, int argc, char **argv)
 		case OPT_MIN_BLOCK:
 			if (parse_min_block(e, optarg))
 				ret = EXIT_USAGE;
+			break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "auto")) {
+				e->unwind = 0;
+			} else if (!strcmp(optarg, "fp")) {
+				e->unwind = FLAMESTAT_CFG_UNWIND_FP;
+			} else if (!strcmp(optarg, "table")) {
+				e->unwind = FLAMESTAT_CFG_UNWIND_TABLE;
+			} else {
+				fs_err("--unwind '%s': expected auto, fp or table",
+				       optarg);
+				ret = EXIT_USAGE;
+			}
 			break;
 		case OPT_WAKER:
 			e->waker = true;
@@ -814,6 +835,7 @@ static void build_config(const struct record_env *e, pid_t child,
 	cfg->min_block_us = e->min_block_us;
 	if (e->waker)
 		cfg->flags |= FLAMESTAT_CFG_WAKER;
+	cfg->flags |= e->unwind;
 	if (child > 0 && !e->all) {
 		cfg->nr_pids = 1;
 		cfg->pids[0] = (uint32_t)child;
@@ -926,6 +948,8 @@ static void summary(const struct record_env *e, const struct flamestat_stats *st
 	if (st->recorded && st->user_fault * 4 > st->recorded && !e->kernel_only)
 		fs_warn("%.0f%% of the user stacks ended at an unreadable frame: code built without frame pointers? (-fno-omit-frame-pointer)",
 			100.0 * (double)st->user_fault / (double)st->recorded);
+	if (!e->kernel_only && *fs_unwind_shares(note, sizeof(note), st))
+		fprintf(stderr, "flamestat record: user stacks: %s\n", note);
 	if (st->kernel_truncated || st->user_truncated)
 		fs_warn("%llu kernel and %llu user stacks were cut at the depth limit (marked [truncated]); raise --kernel-depth/--user-depth",
 			(unsigned long long)st->kernel_truncated,
@@ -1138,6 +1162,21 @@ static bool module_lacks_offcpu(struct fs_dev *dev,
 }
 
 /*
+ * The module refused @cfg with EINVAL: for --unwind? Modules before unwind
+ * tables refuse its flags; if the configuration without them is taken,
+ * that was why.
+ */
+static bool module_lacks_unwind(struct fs_dev *dev,
+				const struct flamestat_config *cfg)
+{
+	struct flamestat_config c = *cfg;
+
+	c.flags &= ~(uint32_t)(FLAMESTAT_CFG_UNWIND_FP |
+			       FLAMESTAT_CFG_UNWIND_TABLE);
+	return !fs_dev_set_config(dev, &c);
+}
+
+/*
  * Claims the session; with --force, takes it from whoever holds it.
  * Returns 0 or the exit status, having said why.
  */
@@ -1247,6 +1286,10 @@ int do_record(int argc, char **argv)
 			fs_err("-p: no such process");
 		} else if (why == EPERM) {
 			fs_err("kernel lockdown forbids kernel stacks: drop -K (user stacks are still recorded)");
+		} else if (why == EINVAL && e.unwind &&
+			   module_lacks_unwind(&dev, &cfg)) {
+			fs_err("--unwind: the loaded flamestat module walks user stacks by frame pointer only; load a newer one (rmmod flamestat, then install this version's module)");
+			ret = EXIT_NOMODULE;
 		} else if (why == EINVAL && cfg.mode != FLAMESTAT_MODE_CPU &&
 			   module_lacks_offcpu(&dev, &cfg)) {
 			fs_err("%s: the loaded flamestat module does not measure off-CPU time; load a newer one (rmmod flamestat, then install this version's module)",

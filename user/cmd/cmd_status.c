@@ -179,6 +179,27 @@ static void print_offcpu(const struct flamestat_stats *st,
 	       (unsigned long long)st->offcpu_tasks_max);
 }
 
+/* How user stacks were walked, and the unwind tables the module holds. */
+static void print_unwind(const struct flamestat_stats *st)
+{
+	char buf[512];
+	int i;
+
+	if (*fs_unwind_shares(buf, sizeof(buf), st))
+		printf("unwinding:  %s\n", buf);
+	if (!st->unwind_tables && !st->unwind_uncached)
+		return;
+	printf("tables:     %llu files' unwind tables, %.1f MiB; %llu files not in the page cache yet",
+	       (unsigned long long)st->unwind_tables,
+	       (double)st->unwind_bytes / 1048576.0,
+	       (unsigned long long)st->unwind_uncached);
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_FAILS; i++)
+		if (st->unwind_failed[i])
+			printf(", %llu %s", (unsigned long long)st->unwind_failed[i],
+			       fs_unwind_fail_name(i));
+	printf("\n");
+}
+
 /* @max_pct: the module's cpu_max_percent, -1 when unknown. */
 static void print_stats(const struct flamestat_stats *st, int max_pct)
 {
@@ -215,6 +236,7 @@ static void print_stats(const struct flamestat_stats *st, int max_pct)
 	       (unsigned long long)st->unmapped_procs);
 	printf("overruns:   %llu timer periods missed\n",
 	       (unsigned long long)st->overruns);
+	print_unwind(st);
 	print_throttled(st, max_pct);
 	printf("processes:  %llu of %llu with recorded maps\n",
 	       (unsigned long long)st->procs,
@@ -421,7 +443,8 @@ static void print_json(const struct flamestat_version *v,
 	J(procs_max); J(buildid_uncached); J(maps_busy); J(maps_truncated);
 	J(mem_used); J(mem_total); J(cost_ns); J(cost_max_ns);
 	J(offcpu_blocks); J(offcpu_recorded); J(offcpu_ns); J(offcpu_tasks);
-	J(offcpu_tasks_max);
+	J(offcpu_tasks_max); J(unwind_table); J(unwind_mixed); J(unwind_fp);
+	J(unwind_tables); J(unwind_bytes); J(unwind_uncached);
 #undef J
 	printf("\n    }");
 	json_key("dropped", &first);
@@ -435,6 +458,18 @@ static void print_json(const struct flamestat_version *v,
 	printf("{");
 	for (i = 0; i < FLAMESTAT_NR_OFFDROPS; i++)
 		json_u64(fs_offdrop_name((int)i), st->offcpu_dropped[i], &f2);
+	printf("\n    }");
+	json_key("unwind_stop", &first);
+	f2 = true;
+	printf("{");
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++)
+		json_u64(fs_unwind_stop_name((int)i), st->unwind_stop[i], &f2);
+	printf("\n    }");
+	json_key("unwind_failed", &first);
+	f2 = true;
+	printf("{");
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_FAILS; i++)
+		json_u64(fs_unwind_fail_name((int)i), st->unwind_failed[i], &f2);
 	printf("\n    }\n}\n");
 }
 

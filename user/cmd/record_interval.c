@@ -196,6 +196,16 @@ static void stats_add(struct flamestat_stats *t, const struct flamestat_stats *s
 	t->running_ns += s->running_ns;
 	t->state = s->state;
 	t->nr_cpus = s->nr_cpus;
+	t->unwind_table += s->unwind_table;
+	t->unwind_mixed += s->unwind_mixed;
+	t->unwind_fp += s->unwind_fp;
+	for (i = 0; i < FLAMESTAT_MAX_UNWIND_STOPS; i++)
+		t->unwind_stop[i] += s->unwind_stop[i];
+	/* What the module holds now, not counts: the latest. */
+	t->unwind_tables = s->unwind_tables;
+	t->unwind_bytes = s->unwind_bytes;
+	t->unwind_uncached = s->unwind_uncached;
+	memcpy(t->unwind_failed, s->unwind_failed, sizeof(t->unwind_failed));
 	t->offcpu_blocks += s->offcpu_blocks;
 	t->offcpu_recorded += s->offcpu_recorded;
 	for (i = 0; i < FLAMESTAT_MAX_OFFDROPS; i++)

@@ -59,6 +59,76 @@ const char *fs_offdrop_name(int reason)
 	return names[reason];
 }
 
+const char *fs_unwind_stop_name(int reason)
+{
+	static const char *const names[FLAMESTAT_NR_UNWIND_STOPS] = {
+		[FLAMESTAT_UNWIND_STOP_NO_TABLE] = "no-table",
+		[FLAMESTAT_UNWIND_STOP_UNSUP] = "unsupported-rule",
+		[FLAMESTAT_UNWIND_STOP_REG] = "register",
+		[FLAMESTAT_UNWIND_STOP_BAD] = "bad-rule",
+	};
+
+	if (reason < 0 || reason >= FLAMESTAT_NR_UNWIND_STOPS)
+		return "unknown";
+	return names[reason];
+}
+
+const char *fs_unwind_fail_name(int reason)
+{
+	static const char *const names[FLAMESTAT_NR_UNWIND_FAILS] = {
+		[FLAMESTAT_UNWIND_FAIL_NONE] = "no-eh-frame",
+		[FLAMESTAT_UNWIND_FAIL_BAD] = "malformed",
+		[FLAMESTAT_UNWIND_FAIL_BIG] = "too-big",
+		[FLAMESTAT_UNWIND_FAIL_MEM] = "no-memory",
+	};
+
+	if (reason < 0 || reason >= FLAMESTAT_NR_UNWIND_FAILS)
+		return "unknown";
+	return names[reason];
+}
+
+/*
+ * "97.1% by unwind tables, 0.2% by tables and frame pointers, 2.7% by
+ * frame pointers; 12 walks stopped early (no-table 12)", or "" when the
+ * module counts none (a module before unwind tables, or no user stacks).
+ */
+const char *fs_unwind_shares(char *buf, size_t size,
+			     const struct flamestat_stats *st)
+{
+	uint64_t all = st->unwind_table + st->unwind_mixed + st->unwind_fp;
+	uint64_t stops = 0;
+	char a[16], b[16], c[16];
+	size_t n;
+	int i;
+
+	buf[0] = '\0';
+	if (!all)
+		return buf;
+	snprintf(buf, size,
+		 "%s by unwind tables, %s by tables and frame pointers, %s by frame pointers",
+		 fmt_share(a, sizeof(a), st->unwind_table, all),
+		 fmt_share(b, sizeof(b), st->unwind_mixed, all),
+		 fmt_share(c, sizeof(c), st->unwind_fp, all));
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++)
+		stops += st->unwind_stop[i];
+	if (!stops)
+		return buf;
+	n = strlen(buf);
+	snprintf(buf + n, size - n, "; %llu walks stopped early (",
+		 (unsigned long long)stops);
+	for (i = 0; i < FLAMESTAT_NR_UNWIND_STOPS; i++) {
+		if (!st->unwind_stop[i])
+			continue;
+		n = strlen(buf);
+		snprintf(buf + n, size - n, "%s%s %llu",
+			 buf[n - 1] == '(' ? "" : ", ", fs_unwind_stop_name(i),
+			 (unsigned long long)st->unwind_stop[i]);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, size - n, ")");
+	return buf;
+}
+
 bool fs_module_loaded(void)
 {
 	return access("/sys/module/flamestat", F_OK) == 0;
@@ -337,12 +407,18 @@ int fs_dev_set_config(struct fs_dev *dev, const struct flamestat_config *cfg)
 }
 
 /*
- * Modules before the off-CPU counters know GET_STATS only by its older,
- * smaller size: ENOTTY for this one. Their off-CPU counters are 0.
+ * Older modules know GET_STATS only by its older, smaller sizes (before
+ * unwind tables: V2; before the off-CPU counters: V1): ENOTTY for this
+ * one. The counters they lack are 0.
  */
 int fs_dev_get_stats(struct fs_dev *dev, struct flamestat_stats *st)
 {
 	if (!ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS, st))
+		return 0;
+	if (errno != ENOTTY)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	if (!ioctl(dev->fd, FLAMESTAT_IOC_GET_STATS_V2, st))
 		return 0;
 	if (errno != ENOTTY)
 		return -1;

@@ -69,5 +69,15 @@ int fs_module_cpu_max_percent(void);
 const char *fs_drop_name(int reason);
 /* Names of enum flamestat_offcpu_drop values. */
 const char *fs_offdrop_name(int reason);
+/* Names of enum flamestat_unwind_stop and flamestat_unwind_fail values. */
+const char *fs_unwind_stop_name(int reason);
+const char *fs_unwind_fail_name(int reason);
+/*
+ * How the user stacks of @st were walked, as shares: by unwind tables,
+ * both, frame pointers, and the walks that stopped early by reason. ""
+ * when @st counts none. Returns @buf.
+ */
+const char *fs_unwind_shares(char *buf, size_t size,
+			     const struct flamestat_stats *st);
 
 #endif

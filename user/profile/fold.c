@@ -192,6 +192,8 @@ struct leaves {
 	size_t nr, cap;
 	uint64_t user;		/* samples with a user leaf */
 	uint64_t frameless;	/* of which at no frame pointer */
+	/* Of the user stacks, by the stack's UNWIND_* flags. */
+	uint64_t by_table, by_both, by_fp, stopped;
 };
 
 static void leaves_add(struct leaves *l, const char *object,
@@ -271,19 +273,20 @@ static char *leaves_top(struct leaves *l)
 /*
  * Counts @count samples whose user leaf is at @addr, named @frame: at an
  * address where its object's frame rules say no frame pointer is set up,
- * the frame-pointer walk skipped the leaf function's caller.
+ * the frame-pointer walk skipped the leaf function's caller. A stack the
+ * module walked with unwind tables (@by_table) skipped nothing.
  */
 static void leaf_check(const struct snapshot *s, struct symbolizer *sym,
 		       struct file_cache *fc, const struct snap_proc *proc,
 		       uint64_t addr, const char *frame, uint64_t count,
-		       struct leaves *l)
+		       bool by_table, struct leaves *l)
 {
 	const struct snap_map *m = proc ? snap_proc_find_map(proc, addr) : NULL;
 	enum elfsym_cfa cfa = ELFSYM_CFA_UNKNOWN;
 	const char *object = NULL;
 
 	l->user += count;
-	if (!m)
+	if (!m || by_table)
 		return;
 	if (m->flags & FLAMESTAT_MAPF_VDSO) {
 		cfa = (proc->flags & FLAMESTAT_PROCF_COMPAT) ?
@@ -435,6 +438,9 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 
 		if (nu && (r->flags & FLAMESTAT_STACKF_USER_TRUNCATED))
 			frames[n++] = "[truncated]";
+		/* A walk by unwind tables that stopped before the outermost frame. */
+		else if (nu && (r->flags & FLAMESTAT_STACKF_UNWIND_STOPPED))
+			frames[n++] = "[incomplete]";
 		for (j = nu; j-- > 0;) {
 			const char *one, *const *uf;
 			size_t k = user_frames(s, sym, fc, proc,
@@ -449,9 +455,24 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 			memcpy(&frames[n], uf, k * sizeof(*frames));
 			n += k;
 		}
+		if (nu) {
+			uint32_t how = r->flags & (FLAMESTAT_STACKF_UNWIND_TABLE |
+						   FLAMESTAT_STACKF_UNWIND_FP);
+
+			if (how == FLAMESTAT_STACKF_UNWIND_TABLE)
+				leaves.by_table += r->count;
+			else if (how == FLAMESTAT_STACKF_UNWIND_FP)
+				leaves.by_fp += r->count;
+			else if (how)
+				leaves.by_both += r->count;
+			if (r->flags & FLAMESTAT_STACKF_UNWIND_STOPPED)
+				leaves.stopped += r->count;
+		}
 		if (nu)
 			leaf_check(s, sym, fc, proc, r->frames[r->nr_kernel],
-				   frames[n - 1], r->count, &leaves);
+				   frames[n - 1], r->count,
+				   r->flags & FLAMESTAT_STACKF_UNWIND_TABLE,
+				   &leaves);
 		if (o->delimiter && nu && nk)
 			frames[n++] = "-";
 		/* Markers, not symbols: neither named nor counted as such. */
@@ -481,6 +502,14 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 		}
 	}
 	fold_meta(s, &meta);
+	/* Modules before unwind tables set none of the flags: nothing said. */
+	if (leaves.by_table + leaves.by_both + leaves.by_fp) {
+		meta.present |= PROFILE_META_UNWIND;
+		meta.unwind_table = leaves.by_table;
+		meta.unwind_mixed = leaves.by_both;
+		meta.unwind_fp = leaves.by_fp;
+		meta.unwind_stopped = leaves.stopped;
+	}
 	if (leaves.user) {
 		meta.present |= PROFILE_META_FRAMELESS;
 		meta.user_samples = leaves.user;

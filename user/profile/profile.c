@@ -1012,6 +1012,12 @@ void profile_merge_meta(struct profile *p, const struct profile_meta *src)
 		d->blocks += src->blocks;
 		d->blocks_lost += src->blocks_lost;
 	}
+	if (src->present & PROFILE_META_UNWIND) {
+		d->unwind_table += src->unwind_table;
+		d->unwind_mixed += src->unwind_mixed;
+		d->unwind_fp += src->unwind_fp;
+		d->unwind_stopped += src->unwind_stopped;
+	}
 	if (src->present & PROFILE_META_FRAMELESS) {
 		d->user_samples += src->user_samples;
 		d->frameless += src->frameless;
@@ -1038,6 +1044,26 @@ bool profile_throttle_note(const struct profile_meta *m, char *buf,
 	else
 		snprintf(buf, size, "sampled below the requested rate on some CPUs: %llu periods skipped by self-throttling",
 			 (unsigned long long)m->throttled);
+	return true;
+}
+
+bool profile_unwind_note(const struct profile_meta *m, char *buf,
+			 size_t size)
+{
+	uint64_t all = m->unwind_table + m->unwind_mixed + m->unwind_fp;
+	char a[16], b[16], c[16], d[16];
+	int n;
+
+	if (!(m->present & PROFILE_META_UNWIND) || !all)
+		return false;
+	n = snprintf(buf, size, "user stacks: %s by unwind tables, %s by tables and frame pointers, %s by frame pointers",
+		     fmt_share(a, sizeof(a), m->unwind_table, all),
+		     fmt_share(b, sizeof(b), m->unwind_mixed, all),
+		     fmt_share(c, sizeof(c), m->unwind_fp, all));
+	if (m->unwind_stopped && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n,
+			 "; %s stopped before their outermost frame ([incomplete])",
+			 fmt_share(d, sizeof(d), m->unwind_stopped, all));
 	return true;
 }
 

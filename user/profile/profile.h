@@ -78,6 +78,7 @@ enum profile_meta_field {
 	PROFILE_META_SAMPLE_PERIODS = 1u << 12,
 	PROFILE_META_MODE = 1u << 13,
 	PROFILE_META_BLOCKS = 1u << 14,
+	PROFILE_META_UNWIND = 1u << 15,
 };
 
 /* What a profile's counts are (see above). */
@@ -181,6 +182,17 @@ struct profile_meta {
 	 */
 	uint64_t blocks;
 	uint64_t blocks_lost;
+	/*
+	 * Samples with a user stack by how the module walked it (stacks'
+	 * UNWIND_* flags): unwind tables only, tables and frame pointers,
+	 * frame pointers only; and those whose walk with tables stopped
+	 * before the outermost frame ([incomplete]). Not from modules
+	 * before unwind tables.
+	 */
+	uint64_t unwind_table;
+	uint64_t unwind_mixed;
+	uint64_t unwind_fp;
+	uint64_t unwind_stopped;
 };
 
 /* Is @m's mode one whose counts are times in ns (offcpu, wall)? */
@@ -457,6 +469,12 @@ bool profile_throttle_note(const struct profile_meta *m, char *buf,
  * untouched. @brief: one short line, for a graph; otherwise the whole
  * sentence, with the leaves and where the guide explains it.
  */
+/*
+ * "user stacks: 98.2% by unwind tables, ...; 0.3% stopped early
+ * ([incomplete])" into @buf; false when @m does not say.
+ */
+bool profile_unwind_note(const struct profile_meta *m, char *buf,
+			 size_t size);
 bool profile_frameless_note(const struct profile_meta *m, bool brief,
 			    char *buf, size_t size);
 

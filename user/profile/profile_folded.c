@@ -171,6 +171,14 @@ static void parse_meta(struct reader *r, const char *s, size_t len)
 		  offsetof(struct profile_meta, blocks) },
 		{ "blocks_lost", PROFILE_META_BLOCKS,
 		  offsetof(struct profile_meta, blocks_lost) },
+		{ "unwind_table", PROFILE_META_UNWIND,
+		  offsetof(struct profile_meta, unwind_table) },
+		{ "unwind_mixed", PROFILE_META_UNWIND,
+		  offsetof(struct profile_meta, unwind_mixed) },
+		{ "unwind_fp", PROFILE_META_UNWIND,
+		  offsetof(struct profile_meta, unwind_fp) },
+		{ "unwind_stopped", PROFILE_META_UNWIND,
+		  offsetof(struct profile_meta, unwind_stopped) },
 	};
 	size_t i = strlen(META_PREFIX), k;
 
@@ -380,6 +388,10 @@ static bool meta_overflows(const struct profile_meta *d,
 		offsetof(struct profile_meta, frameless),
 		offsetof(struct profile_meta, blocks),
 		offsetof(struct profile_meta, blocks_lost),
+		offsetof(struct profile_meta, unwind_table),
+		offsetof(struct profile_meta, unwind_mixed),
+		offsetof(struct profile_meta, unwind_fp),
+		offsetof(struct profile_meta, unwind_stopped),
 	};
 	uint64_t a, b;
 	size_t i;
@@ -511,6 +523,11 @@ static void write_header(const struct profile *p, FILE *f)
 	if (m->present & PROFILE_META_BLOCKS)
 		fprintf(f, " blocks=%" PRIu64 " blocks_lost=%" PRIu64,
 			m->blocks, m->blocks_lost);
+	if (m->present & PROFILE_META_UNWIND)
+		fprintf(f, " unwind_table=%" PRIu64 " unwind_mixed=%" PRIu64
+			" unwind_fp=%" PRIu64 " unwind_stopped=%" PRIu64,
+			m->unwind_table, m->unwind_mixed, m->unwind_fp,
+			m->unwind_stopped);
 	if (m->present & PROFILE_META_FRAMELESS) {
 		fprintf(f, " user_samples=%" PRIu64 " frameless=%" PRIu64,
 			m->user_samples, m->frameless);

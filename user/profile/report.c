@@ -179,6 +179,8 @@ static void write_time_header(const struct profile *p,
 	fputc('\n', out);
 	if (profile_throttle_note(m, note, sizeof(note)))
 		fprintf(out, "# note: %s\n", note);
+	if (profile_unwind_note(m, note, sizeof(note)))
+		fprintf(out, "# %s\n", note);
 	if (profile_frameless_note(m, false, note, sizeof(note)))
 		fprintf(out, "# note: %s\n", note);
 }
@@ -230,6 +232,8 @@ static void write_header(const struct profile *p, uint64_t total,
 	fputc('\n', out);
 	if (profile_throttle_note(m, note, sizeof(note)))
 		fprintf(out, "# note: %s\n", note);
+	if (profile_unwind_note(m, note, sizeof(note)))
+		fprintf(out, "# %s\n", note);
 	if (profile_frameless_note(m, false, note, sizeof(note)))
 		fprintf(out, "# note: %s\n", note);
 }

@@ -16,8 +16,15 @@
 #define FLAMESTAT_ARM64_FST_ARCH_H
 
 #include <linux/sched/clock.h>
+#include <asm/ptrace.h>
 
 #define FST_ARCH_KWALK_EXTRA	32
+
+/* Any context: are these user registers of a task in AArch32 mode? */
+static __always_inline bool fst_arch_user_compat(struct pt_regs *regs)
+{
+	return compat_user_mode(regs);
+}
 
 static __always_inline u64 fst_clock(void)
 {

@@ -10,6 +10,7 @@
 #include <linux/math64.h>
 #include <linux/sched/clock.h>
 #include <asm/msr.h>
+#include <asm/ptrace.h>
 
 /* The kernel walk starts at the interrupted registers: no extra room. */
 #define FST_ARCH_KWALK_EXTRA	0
@@ -21,6 +22,15 @@
 #ifdef CONFIG_UNWINDER_ORC
 #define FST_ARCH_HAVE_KSLOTS	1
 #endif
+
+/* 64-bit user stacks can be walked by unwind tables too (ehwalk.c). */
+#define FST_ARCH_HAVE_EHWALK	1
+
+/* Any context: are these user registers of a task in 32-bit mode? */
+static __always_inline bool fst_arch_user_compat(struct pt_regs *regs)
+{
+	return !user_64bit_mode(regs);
+}
 
 /* TSC cycles to ns (<< 24); 0: the TSC is not usable, use sched_clock(). */
 extern u32 fst_tsc_mult;

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 user stacks by unwind tables (ehtab.h): code built without frame
+ * pointers, as Debian's and RHEL's libraries are, keeps its callers.
+ *
+ * Each frame's PC is looked up in the table of the file mapped there: the
+ * rule says where the caller's frame (the CFA) is, from the stack pointer,
+ * the frame pointer or, in the interrupted frame, any register, and where
+ * the return address and the caller's frame pointer are saved. Code with
+ * no table (JIT code, files whose table is not built yet) is walked by
+ * frame pointer, as fst_walk_user() does, and the stack is marked so.
+ *
+ * Memory is read as fst_walk_user() reads it: range-checked loads with page
+ * faults disabled, in one user-access section.
+ */
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include "../../arch.h"
+#include "../../ehtab.h"
+#include "../../procdb.h"
+#include "../../uapi/flamestat.h"
+
+/* The highest address a word is read at (see FST_UFRAME_MAX in unwind.c). */
+#define FST_EH_UADDR_MAX	(TASK_SIZE_MAX - sizeof(unsigned long))
+
+/* DWARF register numbers of x86-64. */
+#define FST_DW_FP	6
+#define FST_DW_SP	7
+
+/*
+ * Hard-irq: @addr as a user pointer for a word's load, or NULL (never
+ * mapped below mmap_min_addr: the load faults) when the word would reach
+ * past FST_EH_UADDR_MAX, into kernel or non-canonical addresses.
+ */
+static __always_inline const unsigned long __user *
+fst_uword(unsigned long addr)
+{
+	return (const unsigned long __user *)(addr <= FST_EH_UADDR_MAX ?
+					      addr : 0);
+}
+
+/* Hard-irq: the interrupted frame's register @reg (DWARF number), or 0. */
+static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsigned int reg)
+{
+	switch (reg) {
+	case 0: return regs->ax;
+	case 1: return regs->dx;
+	case 2: return regs->cx;
+	case 3: return regs->bx;
+	case 4: return regs->si;
+	case 5: return regs->di;
+	case 6: return regs->bp;
+	case 7: return regs->sp;
+	case 8: return regs->r8;
+	case 9: return regs->r9;
+	case 10: return regs->r10;
+	case 11: return regs->r11;
+	case 12: return regs->r12;
+	case 13: return regs->r13;
+	case 14: return regs->r14;
+	case 15: return regs->r15;
+	default: return 0;
+	}
+}
+
+/*
+ * Hard-irq: the rule for @pc, a PC (@exact) or a return address (looked up
+ * one byte before: the call, which may be a function's last instruction),
+ * through the caller's cache of the last mapping (@m, @et); NULL where no
+ * table covers it. Inline, with everything it uses, and no lockdep check
+ * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
+ * user-access section, where objtool allows no call.
+ */
+static __always_inline const struct fst_eh_rule *
+fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
+	       const struct fst_map **m, const struct fst_ehtab **et,
+	       unsigned long pc, bool exact)
+{
+	unsigned long look = exact ? pc : pc - 1;
+	const struct fst_file *f;
+	u64 vaddr;
+
+	if (!*m || look < (*m)->start || look >= (*m)->end) {
+		*m = fst_maps_find(maps, look);
+		*et = NULL;
+		f = *m ? fst_procdb_file(db, (*m)->file_id) : NULL;
+		if (f)
+			*et = rcu_dereference_raw(f->ehtab);
+	}
+	if (!*et ||
+	    !fst_ehtab_vaddr(*et, look - (*m)->start + (*m)->pgoff, &vaddr))
+		return NULL;
+	return fst_eh_find(&(*et)->t, vaddr);
+}
+
+/**
+ * fst_walk_user_eh() - a 64-bit task's user stack, by unwind tables
+ * @regs: the task's user registers
+ * @interrupted: @regs are the interrupted registers (the sample hit user mode)
+ * @frames: where the frames go, leaf first; frames[0] is the user IP
+ * @max: room in @frames
+ * @flags: FLAMESTAT_STACKF_UNWIND_* , _USER_FAULT and _USER_TRUNCATED are set here
+ * @db: the process database
+ * @id: the task's address space in @db
+ * @tables_only: code without a table ends the stack (no frame pointer walk)
+ * @stop: set to an enum flamestat_unwind_stop when the walk stops early
+ *
+ * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
+ * locks (RCU read side only).
+ * Return: the number of frames stored.
+ */
+unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
+			      u64 *frames, unsigned int max, u32 *flags,
+			      struct fst_procdb *db, u32 id, bool tables_only,
+			      int *stop)
+{
+	unsigned long pc = regs->ip, sp = regs->sp, fp = regs->bp, probe;
+	unsigned long cfa, base, ra, nfp;
+	const struct fst_eh_rule *r;
+	const struct fst_ehtab *et = NULL;
+	const struct fst_map *m = NULL;
+	const struct fst_maps *maps;
+	bool fp_ok = true, first = true, exact = true;
+	bool by_table = false, by_fp = false;
+	struct fst_proc *p;
+	unsigned int n = 0;
+
+	*stop = -1;
+	if (!max)
+		return 0;
+	frames[n++] = pc;
+	/* Not in user mode, the page tables must be checked once: see unwind.c. */
+	if (!interrupted &&
+	    copy_from_user_nmi(&probe, (void __user *)sp, sizeof(probe))) {
+		*flags |= FLAMESTAT_STACKF_USER_FAULT;
+		return n;
+	}
+	rcu_read_lock();
+	p = fst_procdb_proc(db, id);
+	maps = p ? rcu_dereference(p->maps) : NULL;
+	pagefault_disable();
+	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
+		goto out_nouser;
+	/* No calls from here to user_access_end() but inlined ones. */
+	while (n < max) {
+		r = fst_eh_rule_at(db, maps, &m, &et, pc, exact);
+		if (!r || r->kind == FST_EH_NONE ||
+		    (r->kind == FST_EH_UNSUP && !tables_only)) {
+			if (tables_only || !fp_ok) {
+				*stop = r && r->kind == FST_EH_UNSUP ?
+					FLAMESTAT_UNWIND_STOP_UNSUP :
+					FLAMESTAT_UNWIND_STOP_NO_TABLE;
+				break;
+			}
+			/* The frame record at FP: {caller's FP, return address}. */
+			if (fp < sp || fp > FST_EH_UADDR_MAX - sizeof(long))
+				break;
+			unsafe_get_user(nfp, fst_uword(fp), efault);
+			unsafe_get_user(ra, fst_uword(fp + sizeof(long)), efault);
+			by_fp = true;
+			if (!ra)
+				break;
+			frames[n++] = ra;
+			if (nfp <= fp)
+				break;
+			sp = fp + 2 * sizeof(long);
+			fp = nfp;
+			pc = ra;
+			exact = false;
+			first = false;
+			continue;
+		}
+		if (r->kind == FST_EH_STOP)
+			break;
+		if (r->kind == FST_EH_UNSUP) {
+			*stop = FLAMESTAT_UNWIND_STOP_UNSUP;
+			break;
+		}
+		if (r->kind == FST_EH_SIGNAL) {
+			/* The interrupted context, in the ucontext at SP. */
+			unsafe_get_user(cfa, fst_uword(sp + r->cfa_off), efault);
+			unsafe_get_user(ra, fst_uword(sp + r->ra_off), efault);
+			if (r->fp_off != FST_EH_FP_LOST)
+				unsafe_get_user(fp, fst_uword(sp + r->fp_off), efault);
+			fp_ok = r->fp_off != FST_EH_FP_LOST;
+			by_table = true;
+			if (!ra)
+				break;
+			frames[n++] = ra;
+			sp = cfa;
+			pc = ra;
+			/* The interrupted PC is exact, not after a call. */
+			exact = true;
+			first = false;
+			continue;
+		}
+		if (r->kind == FST_EH_PLT) {
+			cfa = sp + r->cfa_off + ((pc & 15) >= r->reg ? 8 : 0);
+		} else {
+			if (r->reg == FST_DW_SP) {
+				base = sp;
+			} else if (r->reg == FST_DW_FP && fp_ok) {
+				base = fp;
+			} else if (first && r->reg != FST_DW_FP) {
+				base = fst_dw_reg(regs, r->reg);
+			} else {
+				*stop = FLAMESTAT_UNWIND_STOP_REG;
+				break;
+			}
+			cfa = base + r->cfa_off;
+			if (r->kind == FST_EH_DEREF) {
+				unsafe_get_user(base, fst_uword(cfa), efault);
+				cfa = base + r->add;
+			}
+		}
+		/* The caller's frame lies above this one: the stack grows down. */
+		if (cfa <= sp) {
+			*stop = FLAMESTAT_UNWIND_STOP_BAD;
+			break;
+		}
+		unsafe_get_user(ra, fst_uword(cfa + r->ra_off), efault);
+		if (r->fp_off == FST_EH_FP_LOST)
+			fp_ok = false;
+		else if (r->fp_off != FST_EH_FP_SAME)
+			unsafe_get_user(fp, fst_uword(cfa + r->fp_off), efault);
+		/* Restored from its save slot: known again. */
+		fp_ok |= r->fp_off != FST_EH_FP_SAME &&
+			 r->fp_off != FST_EH_FP_LOST;
+		by_table = true;
+		if (!ra)
+			break;
+		frames[n++] = ra;
+		sp = cfa;
+		pc = ra;
+		exact = false;
+		first = false;
+	}
+	if (n == max && *stop < 0)
+		*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
+	goto out;
+efault:
+	*flags |= FLAMESTAT_STACKF_USER_FAULT;
+out:
+	user_access_end();
+out_nouser:
+	pagefault_enable();
+	rcu_read_unlock();
+	/*
+	 * A walk that found no caller at all counts as the walk it was:
+	 * by tables only with @tables_only, else by frame pointer.
+	 */
+	if (by_table || (!by_fp && tables_only))
+		*flags |= FLAMESTAT_STACKF_UNWIND_TABLE;
+	if (by_fp || (!by_table && !tables_only))
+		*flags |= FLAMESTAT_STACKF_UNWIND_FP;
+	if (*stop >= 0)
+		*flags |= FLAMESTAT_STACKF_UNWIND_STOPPED;
+	return n;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Building a mapped file's unwind table (ehtab.h) in process context.
+ *
+ * Only bytes already in the page cache are read (fst_file_read_cached()),
+ * as for build-ids: a file on a FUSE or NFS server that stopped answering
+ * must never stall the worker, and with it readers and rmmod. .eh_frame is
+ * read only when something unwinds, so its pages are often not cached:
+ * then readahead is started, on filesystems with a block device only
+ * (their readahead queues I/O and returns; a FUSE server without async
+ * reads answers readahead synchronously), and the caller tries again
+ * later.
+ */
+#include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "ehtab.h"
+#include "procdb.h"
+
+#define FST_EHTAB_PHDRS		64
+/* .eh_frame_hdr: 8 bytes an FDE; .eh_frame: what the largest programs have. */
+#define FST_EHTAB_HDR_MAX	(8U << 20)
+#define FST_EHTAB_FRAME_MAX	(128U << 20)
+/* Distinct rules (a few hundred in the largest libraries measured). */
+#define FST_EHTAB_RULES_MAX	4096
+
+static struct timespec64 fst_inode_ctime(const struct inode *inode)
+{
+#ifdef FST_HAVE_INODE_GET_CTIME
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
+#endif
+}
+
+/**
+ * fst_ehtab_current() - was a table built from the file as it is now?
+ * @et: the table
+ * @file: the file
+ *
+ * A file rewritten in place keeps its inode but changes its change time
+ * (and mostly its size): its old table is not used for it.
+ *
+ * Context: any.
+ * Return: true if @file's size and change time are those @et was built from.
+ */
+bool fst_ehtab_current(const struct fst_ehtab *et, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct timespec64 ct = fst_inode_ctime(inode);
+
+	return et->size == (u64)i_size_read(inode) &&
+	       et->ctime_sec == ct.tv_sec && et->ctime_nsec == ct.tv_nsec;
+}
+
+/* Starts reading [pos, pos + len) of @file into its page cache, if safe. */
+static void fst_ehtab_readahead(struct file *file, loff_t pos, size_t len)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct file_ra_state ra;
+	pgoff_t first = pos >> PAGE_SHIFT;
+	pgoff_t last = (pos + len - 1) >> PAGE_SHIFT;
+
+	if (!len || !file_inode(file)->i_sb->s_bdev)
+		return;
+	memset(&ra, 0, sizeof(ra));
+	file_ra_state_init(&ra, mapping);
+	page_cache_sync_readahead(mapping, &ra, file, first, last - first + 1);
+}
+
+/* @len bytes at @pos of @file from its page cache; readahead if missing. */
+static int fst_ehtab_read(struct file *file, void *buf, size_t len,
+			  loff_t pos)
+{
+	int err = fst_file_read_cached(file, buf, len, pos);
+
+	if (err == -EAGAIN)
+		fst_ehtab_readahead(file, pos, len);
+	return err;
+}
+
+struct fst_ehtab_elf {
+	u64 hdr_off, hdr_len, hdr_vaddr;
+	u64 frame_off, frame_len, frame_vaddr;
+	u32 nr_segs;
+	u64 seg_off[FST_EHTAB_SEGS], seg_end[FST_EHTAB_SEGS];
+	s64 seg_delta[FST_EHTAB_SEGS];
+	Elf64_Phdr load[FST_EHTAB_PHDRS];
+	u32 nr_load;
+};
+
+/* The program headers of a 64-bit ELF file for this architecture. */
+static int fst_ehtab_phdrs(struct file *file, struct fst_ehtab_elf *e)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	bool found = false;
+	int err;
+	u32 i;
+
+	if (!S_ISREG(file_inode(file)->i_mode))
+		return -ENOEXEC;
+	err = fst_file_read_cached(file, &eh, sizeof(eh), 0);
+	if (err)
+		return err == -EAGAIN ? err : -ENOEXEC;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_phentsize != sizeof(*ph) || !eh.e_phnum ||
+	    eh.e_phnum > FST_EHTAB_PHDRS)
+		return -ENOEXEC;
+	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
+	if (!ph)
+		return -ENOMEM;
+	err = fst_file_read_cached(file, ph, eh.e_phnum * sizeof(*ph),
+				   eh.e_phoff);
+	if (err) {
+		kfree(ph);
+		return err == -EAGAIN ? err : -ENOEXEC;
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_GNU_EH_FRAME) {
+			e->hdr_off = ph[i].p_offset;
+			e->hdr_len = ph[i].p_filesz;
+			e->hdr_vaddr = ph[i].p_vaddr;
+			found = true;
+		}
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		e->load[e->nr_load++] = ph[i];
+		if ((ph[i].p_flags & PF_X) && e->nr_segs < FST_EHTAB_SEGS) {
+			e->seg_off[e->nr_segs] = ph[i].p_offset;
+			e->seg_end[e->nr_segs] = ph[i].p_offset + ph[i].p_filesz;
+			e->seg_delta[e->nr_segs] = ph[i].p_vaddr - ph[i].p_offset;
+			e->nr_segs++;
+		}
+	}
+	kfree(ph);
+	if (!found || !e->hdr_len || !e->nr_segs)
+		return -ENOEXEC;
+	return e->hdr_len > FST_EHTAB_HDR_MAX ? -E2BIG : 0;
+}
+
+/* Where .eh_frame lies in the file: in the PT_LOAD that holds its address. */
+static int fst_ehtab_frame(struct fst_ehtab_elf *e, u64 frame_vaddr)
+{
+	u32 i;
+
+	for (i = 0; i < e->nr_load; i++) {
+		const Elf64_Phdr *p = &e->load[i];
+
+		if (frame_vaddr < p->p_vaddr ||
+		    frame_vaddr - p->p_vaddr >= p->p_filesz)
+			continue;
+		e->frame_vaddr = frame_vaddr;
+		e->frame_off = p->p_offset + (frame_vaddr - p->p_vaddr);
+		/* Up to the segment's end: FDE lengths say where it stops. */
+		e->frame_len = min_t(u64, p->p_filesz -
+					  (frame_vaddr - p->p_vaddr),
+				     FST_EHTAB_FRAME_MAX);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * The table's single allocation: header, start[], lookup[] (@blocks + 1),
+ * rule[], rules[].
+ */
+static size_t fst_ehtab_size(u32 rows, u32 blocks, u32 rules)
+{
+	size_t sz = sizeof(struct fst_ehtab);
+
+	sz += (size_t)rows * sizeof(u32) + ((size_t)blocks + 1) * sizeof(u32);
+	sz += ALIGN((size_t)rows * sizeof(u16), 8);
+	return sz + (size_t)rules * sizeof(struct fst_eh_rule);
+}
+
+/**
+ * fst_ehtab_build() - build the unwind table of a mapped file
+ * @file: the file
+ * @max_bytes: the most the table may take (what unwind_kb has left)
+ * @out: set to the table
+ * @eh_err: set to the builder's enum fst_eh_error when it refused the file
+ *
+ * Context: process context, may sleep; reads only the page cache.
+ * Return: 0; -EAGAIN when pages it needs are not cached (readahead was
+ * started where that is safe: try again later); -ENOEXEC for a file with
+ * no .eh_frame_hdr or not for this architecture; -EINVAL when the
+ * builder refused it (@eh_err says why); -E2BIG past the limits;
+ * -ENOSPC past @max_bytes; -ENOMEM.
+ */
+int fst_ehtab_build(struct file *file, size_t max_bytes,
+		    struct fst_ehtab **out, int *eh_err)
+{
+	struct inode *inode = file_inode(file);
+	struct timespec64 ct = fst_inode_ctime(inode);
+	struct fst_eh_out o = { .rules_max = FST_EHTAB_RULES_MAX };
+	struct fst_eh_src src = { .arch = &fst_eh_x86_64 };
+	struct fst_ehtab_elf *e;
+	struct fst_eh_table t;
+	struct fst_eh_stats *st = NULL;
+	struct fst_ehtab *et = NULL;
+	u8 *hdr = NULL, *frame = NULL;
+	u64 frame_vaddr, size = i_size_read(inode);
+	u32 fdes, rows, blocks, i;
+	size_t bytes;
+	int err;
+
+	*eh_err = FST_EH_OK;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	err = fst_ehtab_phdrs(file, e);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	hdr = kvmalloc(e->hdr_len, GFP_KERNEL);
+	if (!hdr)
+		goto out;
+	err = fst_ehtab_read(file, hdr, e->hdr_len, e->hdr_off);
+	if (err)
+		goto out;
+	*eh_err = fst_eh_hdr(hdr, e->hdr_len, e->hdr_vaddr, src.arch,
+			     &frame_vaddr, &fdes);
+	err = -EINVAL;
+	if (*eh_err || fst_ehtab_frame(e, frame_vaddr))
+		goto out;
+	err = -ENOMEM;
+	frame = kvmalloc(e->frame_len, GFP_KERNEL);
+	if (!frame)
+		goto out;
+	err = fst_ehtab_read(file, frame, e->frame_len, e->frame_off);
+	if (err)
+		goto out;
+
+	src.hdr = hdr;
+	src.hdr_len = e->hdr_len;
+	src.hdr_vaddr = e->hdr_vaddr;
+	src.frame = frame;
+	src.frame_len = e->frame_len;
+	src.frame_vaddr = e->frame_vaddr;
+	/* Each instruction is a byte at least; the CIE's run for each FDE. */
+	o.work_max = 2 * e->frame_len + 64ULL * fdes + 4096;
+	o.rows_max = fst_eh_rows_bound(e->frame_len, fdes);
+	err = -ENOMEM;
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	o.rules = kmalloc_array(o.rules_max, sizeof(*o.rules), GFP_KERNEL);
+	o.hash = kmalloc_array(2 * o.rules_max, sizeof(*o.hash), GFP_KERNEL);
+	if (!st || !o.rules || !o.hash)
+		goto out;
+	/* Count the rows, then build into an allocation of that size. */
+	*eh_err = fst_eh_build(&src, &o, &t, st);
+	err = *eh_err == FST_EH_E_ROWS || *eh_err == FST_EH_E_RULES ||
+	      *eh_err == FST_EH_E_WORK ? -E2BIG : -EINVAL;
+	if (*eh_err)
+		goto out;
+	rows = t.nr_rows;
+	/* The second pass's last row starts there at most. */
+	blocks = fst_eh_blocks(&t);
+	bytes = fst_ehtab_size(rows, blocks, t.nr_rules);
+	err = -ENOSPC;
+	if (bytes > max_bytes)
+		goto out;
+	err = -ENOMEM;
+	et = kvzalloc(bytes, GFP_KERNEL);
+	if (!et)
+		goto out;
+	o.start = (u32 *)(et + 1);
+	o.rule = (u16 *)(o.start + rows + blocks + 1);
+	o.rows_max = rows;
+	cond_resched();
+	*eh_err = fst_eh_build(&src, &o, &t, st);
+	err = -EINVAL;
+	if (*eh_err || t.nr_rules > o.rules_max || t.nr_rows > rows ||
+	    fst_eh_blocks(&t) > blocks)
+		goto out;
+	fst_eh_index(&t, o.start + rows);
+	et->t = t;
+	et->t.rules = (struct fst_eh_rule *)((u8 *)et + bytes) - t.nr_rules;
+	memcpy(et->t.rules, o.rules, t.nr_rules * sizeof(*o.rules));
+	et->size = size;
+	et->ctime_sec = ct.tv_sec;
+	et->ctime_nsec = ct.tv_nsec;
+	et->nr_segs = e->nr_segs;
+	for (i = 0; i < e->nr_segs; i++) {
+		et->seg[i].off = e->seg_off[i];
+		et->seg[i].end = e->seg_end[i];
+		et->seg[i].delta = e->seg_delta[i];
+	}
+	et->bytes = bytes;
+	*out = et;
+	et = NULL;
+	err = 0;
+out:
+	kvfree(et);
+	kfree(o.hash);
+	kfree(o.rules);
+	kfree(st);
+	kvfree(frame);
+	kvfree(hdr);
+	kfree(e);
+	return err;
+}
+
+/**
+ * fst_ehtab_free() - free a table
+ * @et: the table, or NULL
+ *
+ * Context: process context, once no sampler can be reading it (after an
+ * RCU grace period since it was unpublished).
+ */
+void fst_ehtab_free(struct fst_ehtab *et)
+{
+	kvfree(et);
+}

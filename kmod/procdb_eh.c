@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process database's unwind tables: one per file record (so shared by
+ * every process that maps the file), built by a worker of its own from the
+ * page cache (ehtab.c), published with RCU for the sampler's walker
+ * (ehwalk.c), and freed with the record.
+ *
+ * The scan asks for a table when it meets an executable mapping of a file
+ * that has none (fst_procdb_eh_consider()); it passes the worker a
+ * reference to the mapped file, so that the table is built without
+ * db->lock held (building the largest libraries takes tens of
+ * milliseconds, and readers wait for db->lock). Pages that are not cached
+ * yet are asked for with readahead, and the build is tried again a few
+ * times, then left until a scan meets the file again. A file rewritten in
+ * place (its size or change time differ from the table's) loses its table
+ * at the next scan that meets it and gets a new one.
+ */
+#include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kdev_t.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "ehtab.h"
+#include "procdb.h"
+
+/* Pages asked for by readahead: looked for again after this, so often. */
+#define FST_EH_RETRY		(HZ / 20 ? HZ / 20 : 1)
+#define FST_EH_TRIES		20
+/* A file given up on (never cached) is asked for again after this. */
+#define FST_EH_UNCACHED_AGAIN	(10 * HZ)
+
+static void fst_eh_queue_work(struct fst_procdb *db, unsigned long delay)
+{
+	if (!READ_ONCE(db->dying))
+		mod_delayed_work(fst_wq_unbound, &db->eh_work, delay);
+}
+
+/*
+ * db->lock held: @f's table, unpublished, and freed once no walk can read
+ * it. Not synchronize_rcu() here: the scan that called this publishes the
+ * maps of a process that is being sampled meanwhile.
+ */
+static void fst_eh_drop(struct fst_procdb *db, struct fst_file *f)
+{
+	struct fst_ehtab *et = rcu_dereference_protected(f->ehtab,
+					lockdep_is_held(&db->lock));
+
+	if (!et)
+		return;
+	RCU_INIT_POINTER(f->ehtab, NULL);
+	atomic_long_sub(et->bytes, &db->eh_used);
+	db->nr_eh_tables--;
+	kvfree_rcu(et, rcu);
+}
+
+/**
+ * fst_procdb_eh_consider() - a scan met an executable mapping of a file
+ * @db: the database
+ * @f: the file's record
+ * @file: the mapped file
+ *
+ * Queues a build of @f's unwind table if it has none (or one of an older
+ * version of the file) and none is under way.
+ *
+ * Context: the scan worker, db->lock held.
+ */
+void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
+			    struct file *file)
+{
+	struct fst_ehtab *et;
+	struct fst_eh_req *r;
+
+	lockdep_assert_held(&db->lock);
+	if (!db->eh_max)
+		return;
+	switch (f->eh_state) {
+	case FST_EHF_BUILT:
+		et = rcu_dereference_protected(f->ehtab,
+					       lockdep_is_held(&db->lock));
+		if (fst_ehtab_current(et, file))
+			return;
+		fst_eh_drop(db, f);
+		break;
+	case FST_EHF_UNCACHED:
+		if (time_before(jiffies, f->eh_retry_at))
+			return;
+		db->nr_eh_uncached--;
+		break;
+	case FST_EHF_NONE:
+		break;
+	default:
+		return;
+	}
+	f->eh_state = FST_EHF_NONE;
+	/* Full: asked for again when a scan meets the file next time. */
+	if (db->eh_queued == FST_EH_QUEUE)
+		return;
+	r = &db->eh_queue[db->eh_queued++];
+	r->file = get_file(file);
+	r->id = f->id;
+	r->tries = 0;
+	r->not_before = jiffies;
+	f->eh_state = FST_EHF_QUEUED;
+	fst_eh_queue_work(db, 0);
+}
+
+/* The enum flamestat_unwind_fail of fst_ehtab_build()'s error. */
+static unsigned int fst_eh_fail_reason(int err)
+{
+	switch (err) {
+	case -ENOEXEC:
+		return FLAMESTAT_UNWIND_FAIL_NONE;
+	case -E2BIG:
+		return FLAMESTAT_UNWIND_FAIL_BIG;
+	case -ENOSPC:
+	case -ENOMEM:
+		return FLAMESTAT_UNWIND_FAIL_MEM;
+	default:
+		return FLAMESTAT_UNWIND_FAIL_BAD;
+	}
+}
+
+/*
+ * db->lock held: what came of request @r (its table @et, or error @err).
+ * Return: true when @r is queued again (its file reference kept).
+ */
+static bool fst_eh_finish(struct fst_procdb *db, struct fst_eh_req *r,
+			  struct fst_ehtab *et, int err)
+{
+	struct inode *inode = file_inode(r->file);
+	struct fst_file *f = r->id <= db->nr_files ? db->files[r->id - 1] : NULL;
+
+	/* The record was reclaimed meanwhile, its id maybe reused. */
+	if (!f || f->eh_state != FST_EHF_QUEUED ||
+	    f->dev != new_encode_dev(inode->i_sb->s_dev) ||
+	    f->ino != inode->i_ino) {
+		fst_ehtab_free(et);
+		return false;
+	}
+	if (!err) {
+		atomic_long_add(et->bytes, &db->eh_used);
+		db->nr_eh_tables++;
+		rcu_assign_pointer(f->ehtab, et);
+		f->eh_state = FST_EHF_BUILT;
+		return false;
+	}
+	if (err == -EAGAIN && ++r->tries < FST_EH_TRIES &&
+	    db->eh_queued < FST_EH_QUEUE) {
+		r->not_before = jiffies + FST_EH_RETRY;
+		db->eh_queue[db->eh_queued++] = *r;
+		return true;
+	}
+	if (err == -EAGAIN) {
+		f->eh_state = FST_EHF_UNCACHED;
+		f->eh_retry_at = jiffies + FST_EH_UNCACHED_AGAIN;
+		db->nr_eh_uncached++;
+	} else {
+		f->eh_state = FST_EHF_FAILED;
+		db->eh_failed[fst_eh_fail_reason(err)]++;
+	}
+	return false;
+}
+
+/**
+ * fst_procdb_eh_work() - build the unwind tables asked for
+ * @work: the database's eh_work
+ *
+ * One table at a time, each without db->lock; requests whose pages are
+ * being read ahead wait for their time.
+ *
+ * Context: workqueue (process context).
+ */
+void fst_procdb_eh_work(struct work_struct *work)
+{
+	struct fst_procdb *db = container_of(to_delayed_work(work),
+					     struct fst_procdb, eh_work);
+	unsigned long now, wait;
+	struct fst_ehtab *et;
+	struct fst_eh_req r;
+	int err, eh_err;
+	u32 i;
+
+	for (;;) {
+		mutex_lock(&db->lock);
+		now = jiffies;
+		wait = 0;
+		for (i = 0; i < db->eh_queued; i++) {
+			if (!time_before(now, db->eh_queue[i].not_before))
+				break;
+			if (!wait || time_before(db->eh_queue[i].not_before,
+						 now + wait))
+				wait = db->eh_queue[i].not_before - now;
+		}
+		if (READ_ONCE(db->dying) || i == db->eh_queued) {
+			if (wait)
+				fst_eh_queue_work(db, wait);
+			mutex_unlock(&db->lock);
+			return;
+		}
+		r = db->eh_queue[i];
+		db->eh_queue[i] = db->eh_queue[--db->eh_queued];
+		mutex_unlock(&db->lock);
+
+		et = NULL;
+		err = fst_ehtab_build(r.file, max_t(long, db->eh_max -
+					atomic_long_read(&db->eh_used), 0),
+				      &et, &eh_err);
+
+		mutex_lock(&db->lock);
+		if (!fst_eh_finish(db, &r, et, err))
+			fput(r.file);
+		mutex_unlock(&db->lock);
+		cond_resched();
+	}
+}
+
+/**
+ * fst_procdb_eh_forget() - free a reclaimed file record's table
+ * @db: the database
+ * @f: the record, unpublished a grace period ago
+ *
+ * Context: process context, db->lock held or no other user of @db left.
+ */
+void fst_procdb_eh_forget(struct fst_procdb *db, struct fst_file *f)
+{
+	struct fst_ehtab *et = rcu_dereference_protected(f->ehtab, 1);
+
+	if (f->eh_state == FST_EHF_UNCACHED)
+		db->nr_eh_uncached--;
+	if (!et)
+		return;
+	atomic_long_sub(et->bytes, &db->eh_used);
+	db->nr_eh_tables--;
+	fst_ehtab_free(et);
+}
+
+/**
+ * fst_procdb_eh_stop() - end the worker, drop what it was asked to build
+ * @db: the database, dying (no scan queues anything any more)
+ *
+ * Context: process context; waits for a build under way.
+ */
+void fst_procdb_eh_stop(struct fst_procdb *db)
+{
+	u32 i;
+
+	cancel_delayed_work_sync(&db->eh_work);
+	for (i = 0; i < db->eh_queued; i++)
+		fput(db->eh_queue[i].file);
+	db->eh_queued = 0;
+}

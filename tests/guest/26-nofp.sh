@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# User stacks of code built without frame pointers (issue 24), as a bare
+# insmod gives them in /dev/flamestat: the module builds each mapped file's
+# unwind table from its .eh_frame and walks with it. tests/workloads/nofp
+# is built as Debian builds (-O2, no frame pointer), and runs on the
+# host's Debian libc, which has none either. Each mode's samples in its
+# leaf must carry the whole chain under main (>= 99%): a plain chain,
+# qsort's callbacks through libc, a memcpy leaf in libc, callbacks from a
+# frameless shared library, alloca (the CFA on the frame pointer), and a
+# signal handler (glibc's __restore_rt, then the interrupted code). The
+# tables are built after the first samples that meet a file, which walk
+# by frame pointer meanwhile, and a new process's maps are read in the
+# module's worker after its first samples: a warm-up run comes first, and
+# each measured process is counted from its second second on (what a
+# profile of a running program sees). Then unwind=fp: the old, broken,
+# stacks.
+# timeout: 300
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+SECS=3
+
+# delta BEFORE AFTER: the folded lines of AFTER less those of BEFORE.
+delta() {
+	awk 'NR == FNR { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); b[s] = c; next }
+		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); d = c - b[s]; if (d > 0) print s, d }' "$1" "$2"
+}
+
+fs_load
+# Warm-up: the tables of nofp, libnofp.so and libc get built.
+check "warm-up: nofp -m qsort" wl nofp -m qsort 1
+check "warm-up: nofp -m lib" wl nofp -m lib 1
+for s in unwind_tables unwind_bytes unwind_uncached unwind_failed_none unwind_failed_bad unwind_failed_big unwind_failed_memory; do
+	log "stats: $s $(fs_stat $s)"
+done
+expect_ge "tables built (nofp, libnofp.so, libc, ld.so)" "$(fs_stat unwind_tables)" 4
+expect_eq "no table failed for lack of memory" "$(fs_stat unwind_failed_memory)" 0
+
+# mode NAME RE LEAF: nofp -m NAME for SECS seconds; of its samples whose
+# user leaf is LEAF (kernel frames after it allowed), >= 99% must match
+# RE from main on.
+mode() {
+	_m=$1 _re=$2 _leaf=$3
+	wl_bg nofp -m "$_m" $((SECS + 1))
+	sleep 1
+	fs_read "$FS_TMP/$_m.before"
+	check "nofp -m $_m" wl_wait
+	fs_read "$FS_TMP/$_m.after"
+	delta "$FS_TMP/$_m.before" "$FS_TMP/$_m.after" | grep '^nofp;' |
+		fs_symbolize >"$FS_TMP/$_m.sym"
+	artifact "$FS_TMP/$_m.sym"
+	_k='(;[^;]*_\[k\])*$'
+	_all=$(fs_sum "$FS_TMP/$_m.sym" "^nofp;(.*;)?$_leaf$_k")
+	_good=$(fs_sum "$FS_TMP/$_m.sym" "^nofp;(.*;)?main;$_re$_k")
+	log "$_m: $_all samples in $_leaf, $_good with main;$_re"
+	sort -t' ' -k2 -n -r "$FS_TMP/$_m.sym" | head -n 4 | sed 's/^/#   /'
+	expect_ge "$_m: sampled in $_leaf" "$_all" 200
+	expect_ge "$_m: >= 99% of them whole from main (x100 vs x99)" \
+		$((_good * 100)) $((_all * 99))
+}
+
+LIBC='libc\.so\.6\+0x[0-9a-f]+'
+mode chain 'nf_a;nf_b;nf_c;nf_leaf' nf_leaf
+mode qsort "nf_sort;($LIBC;)+nf_cmp" nf_cmp
+mode memcpy "nf_copy;$LIBC" "$LIBC"
+mode lib 'nf_via_lib;nf_lib_apply;nf_cb' nf_cb
+mode alloca 'nf_alloca;nf_leaf' nf_leaf
+# The handler's frame, then __restore_rt (in libc), then the interrupted
+# nf_spin: the walk goes through the signal frame.
+mode signal "nf_spin;$LIBC;nf_handler;nf_leaf" nf_leaf
+
+for s in unwind_table unwind_mixed unwind_fp unwind_stop_no_table unwind_stop_unsupported unwind_stop_register unwind_stop_bad; do
+	log "stats: $s $(fs_stat $s)"
+done
+expect_ge "samples walked by table" "$(fs_stat unwind_table)" 1000
+check "unload" fs_unload
+
+# unwind=fp: frame pointers only, as before tables: nf_b has no frame
+# record, so the chain breaks.
+fs_load unwind=fp
+check "unwind=fp: nofp -m chain" wl nofp -m chain $SECS
+fs_read "$FS_TMP/fp.folded"
+grep '^nofp;' "$FS_TMP/fp.folded" | fs_symbolize >"$FS_TMP/fp.sym"
+artifact "$FS_TMP/fp.sym"
+all=$(fs_sum "$FS_TMP/fp.sym" '^nofp;(.*;)?nf_leaf(;[^;]*_\[k\])*$')
+good=$(fs_sum "$FS_TMP/fp.sym" '^nofp;(.*;)?main;nf_a;nf_b;nf_c;nf_leaf(;[^;]*_\[k\])*$')
+log "unwind=fp: $all samples in nf_leaf, $good whole"
+expect_ge "unwind=fp: sampled in nf_leaf" "$all" 200
+expect_le "unwind=fp: the chain is broken (<= 5% whole, x20)" $((good * 20)) "$all"
+expect_eq "unwind=fp: no sample walked by table" "$(fs_stat unwind_table)" 0
+check "unload" fs_unload
+finish

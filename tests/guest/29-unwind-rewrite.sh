@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A library rewritten in place (same inode, new contents) is not unwound
+# with the table built from its old contents (issue 24). nofp runs from a
+# copy in /tmp with its libnofp.so beside it (found by $ORIGIN); then the
+# library is overwritten with libnofp-v2.so, whose nf_lib_apply lies past
+# the end of the first version's code: with the old table its frames
+# would have no rule and the walk would fall back to frame pointers,
+# which libnofp has none of. Its samples must stay whole, and the table
+# must have been built again.
+# timeout: 180
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. /tests/lib.sh
+
+SECS=3
+RW=$FS_TMP/rw
+mkdir -p "$RW"
+cp "$FS_WL/nofp" "$FS_WL/libnofp.so" "$RW/"
+
+# whole TAG: nofp -m lib from $RW; >= 99% of its nf_cb samples whole,
+# from its second second on (its maps are read after its first samples).
+whole() {
+	"$RW/nofp" -m lib $((SECS + 1)) &
+	_pid=$!
+	sleep 1
+	fs_read "$FS_TMP/$1.before"
+	check "$1: nofp -m lib" wait "$_pid"
+	fs_read "$FS_TMP/$1.after"
+	awk 'NR == FNR { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); b[s] = c; next }
+		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); d = c - b[s]; if (d > 0) print s, d }' \
+		"$FS_TMP/$1.before" "$FS_TMP/$1.after" | grep '^nofp;' >"$FS_TMP/$1.folded"
+	artifact "$FS_TMP/$1.folded"
+	# nofp's own frames by name; libnofp.so's by the symbols of the
+	# first version, which the second's addresses do not match.
+	fs_symbolize <"$FS_TMP/$1.folded" >"$FS_TMP/$1.sym"
+	artifact "$FS_TMP/$1.sym"
+	_all=$(fs_sum "$FS_TMP/$1.sym" '^nofp;(.*;)?nf_cb(;[^;]*_\[k\])*$')
+	_good=$(fs_sum "$FS_TMP/$1.sym" '^nofp;(.*;)?main;nf_via_lib;(nf_lib_apply|libnofp\.so\+0x[0-9a-f]+);nf_cb(;[^;]*_\[k\])*$')
+	log "$1: $_all samples in nf_cb, $_good whole"
+	sort -t' ' -k2 -n -r "$FS_TMP/$1.sym" | head -n 3 | sed 's/^/#   /'
+	expect_ge "$1: sampled in nf_cb" "$_all" 200
+	expect_ge "$1: >= 99% of them whole from main (x100 vs x99)" \
+		$((_good * 100)) $((_all * 99))
+}
+
+fs_load
+# Warm-up: the tables of this nofp, its libnofp.so and libc.
+check "warm-up" "$RW/nofp" -m lib 1
+whole first
+t1=$(fs_stat unwind_tables)
+# In place: the same inode, truncated and written.
+ino1=$(stat -c %i "$RW/libnofp.so")
+cat "$FS_WL/libnofp-v2.so" >"$RW/libnofp.so"
+ino2=$(stat -c %i "$RW/libnofp.so")
+expect_eq "rewritten in place (same inode)" "$ino2" "$ino1"
+check "warm-up after the rewrite" "$RW/nofp" -m lib 1
+whole rewritten
+t2=$(fs_stat unwind_tables)
+log "tables: $t1 before the rewrite, $t2 after"
+expect_eq "the rewritten file's table replaced, not added" "$t2" "$t1"
+check "unload" fs_unload
+finish
