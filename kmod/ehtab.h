@@ -7,6 +7,7 @@
 #ifndef FLAMESTAT_EHTAB_H
 #define FLAMESTAT_EHTAB_H
 
+#include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -17,6 +18,13 @@ struct file;
 /* Executable segments whose file offsets a table maps to addresses. */
 #define FST_EHTAB_SEGS	4
 
+/* File offsets [off, end) are at file address offset + delta. */
+struct fst_ehtab_seg {
+	u64 off;
+	u64 end;
+	s64 delta;
+};
+
 struct fst_ehtab {
 	struct fst_eh_table t;
 	/* The file as it was read: a table is kept only while it matches. */
@@ -24,12 +32,7 @@ struct fst_ehtab {
 	s64 ctime_sec;
 	u32 ctime_nsec;
 	u32 nr_segs;
-	/* File offsets [off, end) are at file address offset + delta. */
-	struct {
-		u64 off;
-		u64 end;
-		s64 delta;
-	} seg[FST_EHTAB_SEGS];
+	struct fst_ehtab_seg seg[FST_EHTAB_SEGS];
 	size_t bytes;		/* this allocation, charged to unwind_kb */
 	struct rcu_head rcu;	/* freed after a grace period (kvfree_rcu()) */
 	/* start[], rule[], then rules[] follow */
@@ -37,16 +40,22 @@ struct fst_ehtab {
 
 /*
  * Any context, the sampler included: the file address (ELF p_vaddr) of
- * file offset @off, if an executable segment of @et holds it.
+ * file offset @off, if an executable segment of @et holds it. Walked by
+ * pointer, not by index: a kernel built with UBSAN_BOUNDS checks array
+ * subscripts with a call, which the walk's user-access section must not
+ * make (objtool), and gcc 16 keeps the check even in a loop bounded by
+ * the array's size.
  */
 static __always_inline bool fst_ehtab_vaddr(const struct fst_ehtab *et,
 					    u64 off, u64 *vaddr)
 {
-	u32 i;
+	const struct fst_ehtab_seg *s = et->seg;
+	const struct fst_ehtab_seg *end = s + min_t(u32, et->nr_segs,
+						    FST_EHTAB_SEGS);
 
-	for (i = 0; i < et->nr_segs; i++) {
-		if (off >= et->seg[i].off && off < et->seg[i].end) {
-			*vaddr = off + et->seg[i].delta;
+	for (; s < end; s++) {
+		if (off >= s->off && off < s->end) {
+			*vaddr = off + s->delta;
 			return true;
 		}
 	}
