@@ -144,40 +144,45 @@ static s64 rd_s(struct eh_cur *c, unsigned int n)
 	return (s64)(v << sh) >> sh;
 }
 
-static u64 rd_uleb(struct eh_cur *c)
+/*
+ * A LEB128 number's bits, at most 10 bytes (64 bits); *@shift is set to
+ * the bits read and *@last to the last byte, for the signed form.
+ */
+static u64 rd_leb(struct eh_cur *c, unsigned int *shift, u8 *last)
 {
-	unsigned int shift = 0;
 	u64 v = 0;
 	u8 b;
 
+	*shift = 0;
 	do {
-		if (!cur_has(c, 1) || shift > 63) {
+		if (!cur_has(c, 1) || *shift > 63) {
 			c->bad = true;
+			*last = 0;
 			return 0;
 		}
 		b = *c->p++;
-		v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
+		v |= (u64)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while (b & 0x80);
+	*last = b;
 	return v;
+}
+
+static u64 rd_uleb(struct eh_cur *c)
+{
+	unsigned int shift;
+	u8 last;
+
+	return rd_leb(c, &shift, &last);
 }
 
 static s64 rd_sleb(struct eh_cur *c)
 {
-	unsigned int shift = 0;
-	u64 v = 0;
-	u8 b;
+	unsigned int shift;
+	u8 last;
+	u64 v = rd_leb(c, &shift, &last);
 
-	do {
-		if (!cur_has(c, 1) || shift > 63) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ULL << shift;
 	return (s64)v;
 }
