@@ -21,12 +21,6 @@
 
 SECS=3
 
-# delta BEFORE AFTER: the folded lines of AFTER less those of BEFORE.
-delta() {
-	awk 'NR == FNR { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); b[s] = c; next }
-		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); d = c - b[s]; if (d > 0) print s, d }' "$1" "$2"
-}
-
 fs_load
 # Warm-up: the tables of nofp, libnofp.so and libc get built.
 check "warm-up: nofp -m qsort" wl nofp -m qsort 1
@@ -47,7 +41,7 @@ mode() {
 	fs_read "$FS_TMP/$_m.before"
 	check "nofp -m $_m" wl_wait
 	fs_read "$FS_TMP/$_m.after"
-	delta "$FS_TMP/$_m.before" "$FS_TMP/$_m.after" | grep '^nofp;' |
+	fs_delta "$FS_TMP/$_m.before" "$FS_TMP/$_m.after" | grep '^nofp;' |
 		fs_symbolize >"$FS_TMP/$_m.sym"
 	artifact "$FS_TMP/$_m.sym"
 	_k='(;[^;]*_\[k\])*$'

@@ -26,9 +26,7 @@ whole() {
 	fs_read "$FS_TMP/$1.before"
 	check "$1: nofp -m lib" wait "$_pid"
 	fs_read "$FS_TMP/$1.after"
-	awk 'NR == FNR { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); b[s] = c; next }
-		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); d = c - b[s]; if (d > 0) print s, d }' \
-		"$FS_TMP/$1.before" "$FS_TMP/$1.after" | grep '^nofp;' >"$FS_TMP/$1.folded"
+	fs_delta "$FS_TMP/$1.before" "$FS_TMP/$1.after" | grep '^nofp;' >"$FS_TMP/$1.folded"
 	artifact "$FS_TMP/$1.folded"
 	# nofp's own frames by name; libnofp.so's by the symbols of the
 	# first version, which the second's addresses do not match.

@@ -280,6 +280,13 @@ fs_expect_mem_back() {
 
 # fs_sum FILE [ERE]: total count of the lines whose stack matches ERE.
 # (ERE goes through the environment: awk -v would eat its backslashes.)
+# fs_delta BEFORE AFTER: the folded lines of AFTER less those of BEFORE
+# (two reads of the same session): what was counted in between.
+fs_delta() {
+	awk 'NR == FNR { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); b[s] = c; next }
+		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); d = c - b[s]; if (d > 0) print s, d }' "$1" "$2"
+}
+
 fs_sum() {
 	FS_RE="${2:-.}" awk '{n = $NF; s = $0; sub(/ [0-9]+$/, "", s)}
 		s ~ ENVIRON["FS_RE"] {t += n} END {print t + 0}' "$1"
