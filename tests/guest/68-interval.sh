@@ -170,9 +170,18 @@ expect_ge "-- chain 3: 3 or 4 raw files" "$n" 3
 expect_le "-- chain 3: 3 or 4 raw files" "$n" 4
 all=0
 ours "$C" fstat >"$FS_TMP/cmd.list"
+lastf=$(tail -n 1 "$FS_TMP/cmd.list")
 while read -r f; do
-	$FS fold --count samples "$C/$f" >"$FS_TMP/cmd-$f.folded" 2>/dev/null ||
+	# The last interval may end just after a boundary with no sample:
+	# then fold says so and fails (status 1), as its man page says.
+	if ! $FS fold --count samples "$C/$f" >"$FS_TMP/cmd-$f.folded" \
+		2>"$FS_TMP/cmd-$f.err" &&
+		! { [ "$f" = "$lastf" ] &&
+			grep -q ': a recording of no samples$' "$FS_TMP/cmd-$f.err"; }; then
 		not_ok "fold $f"
+		sed 's/^/#   /' "$FS_TMP/cmd-$f.err"
+		artifact "$C/$f"
+	fi
 	all=$((all + $(fs_sum "$FS_TMP/cmd-$f.folded" '^chain;')))
 done <"$FS_TMP/cmd.list"
 # (about 3,000 on an idle host; 928 seen with the host oversubscribed)

@@ -179,6 +179,22 @@ for c in "cut-gz:truncated" "junk-gz:bytes after the compressed snapshot" \
 	fi
 done
 golden report-total "$FS" report "${env_opts[@]}" --sort total --limit 5 "$T/snap.fstat"
+# A recording of no samples (an interval in which nothing ran) is read: it
+# fails with status 1 (no sample, as for any input) and says what it is,
+# with or without --count samples (which once refused it as folded text).
+printf 'header freq=997 samples=0 recorded=0 idle=40 running_ns=40000000 cpus=2\n' |
+	"$T/mksnap" >"$T/nosamples.fstat" 2>/dev/null
+for opt in "" "--count samples"; do
+	# shellcheck disable=SC2086 # $opt: no option, or one of two words
+	"$FS" fold "${env_opts[@]}" $opt "$T/nosamples.fstat" >"$T/nosamples.out" 2>"$T/nosamples.err"
+	st=$?
+	name="tool-fold-no-samples${opt:+-count-samples}"
+	if [ "$st" = 1 ] && grep -qx "flamestat fold: $T/nosamples.fstat: a recording of no samples" "$T/nosamples.err"; then
+		pass "$name"
+	else
+		fail "$name" "status $st: $(head -c 300 "$T/nosamples.err")"
+	fi
+done
 # A folded file read back gives the same report as the snapshot.
 "$FS" fold "${env_opts[@]}" "$T/snap.fstat" >"$T/back.folded" 2>/dev/null
 golden report-folded "$FS" report "$T/back.folded"

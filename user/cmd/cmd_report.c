@@ -207,8 +207,12 @@ static int run(int argc, char **argv, bool fold)
 	if (!ret && path &&
 	    (out.format == OUT_PPROF && took_snapshot ? !pc.samples :
 	     !profile_total2(p))) {
-		fs_err("%s: no samples in it (is it folded, 'frame;frame;... COUNT' per line, or a raw .fstat recording?)",
-		       strcmp(path, "-") ? path : "standard input");
+		if (took_snapshot)
+			fs_err("%s: a recording of no samples",
+			       strcmp(path, "-") ? path : "standard input");
+		else
+			fs_err("%s: no samples in it (is it folded, 'frame;frame;... COUNT' per line, or a raw .fstat recording?)",
+			       strcmp(path, "-") ? path : "standard input");
 		ret = EXIT_FAIL;
 	}
 	profile_free(p);

@@ -501,6 +501,8 @@ int fold_snapshot(const struct snapshot *s, struct symbolizer *sym,
 			break;
 		}
 	}
+	if (!ret)
+		profile_mark_sampled(p);
 	fold_meta(s, &meta);
 	/* Modules before unwind tables set none of the flags: nothing said. */
 	if (leaves.by_table + leaves.by_both + leaves.by_fp) {

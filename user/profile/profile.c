@@ -443,6 +443,11 @@ int profile_add_sampled(struct profile *p, const char *const *frames,
 			 false);
 }
 
+void profile_mark_sampled(struct profile *p)
+{
+	p->sampled = true;
+}
+
 size_t profile_nstacks(const struct profile *p)
 {
 	return p->nstacks;

@@ -279,6 +279,12 @@ int profile_add_ids_dec(struct profile *p, const uint32_t *ids,
  */
 int profile_add_sampled(struct profile *p, const char *const *frames,
 			size_t nframes, uint64_t periods, uint64_t samples);
+/*
+ * Say that the profile's samples are known even if no stack is added:
+ * a snapshot of no samples (an interval in which nothing ran) still has
+ * its samples, 0, and folds with --count samples.
+ */
+void profile_mark_sampled(struct profile *p);
 
 /*
  * Read folded stacks: "frame;frame;frame COUNT" per line, or "... COUNT
