@@ -145,7 +145,12 @@ syms() {
 	while read -r off va sz; do
 		loads+=("$((off)) $((va)) $((sz))")
 	done < <(readelf -lW "$f" | awk '$1 == "LOAD" {print $2, $3, $5}')
-	nm --defined-only -S "$f" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/ {print $1, $2, $4}' |
+	# Functions, and the PLT's stubs as objdump names them (16 bytes each).
+	{
+		nm --defined-only -S "$f" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/ {print $1, $2, $4}'
+		objdump -d -j .plt -j .plt.sec "$f" 2>/dev/null |
+			sed -n 's/^\([0-9a-f]*\) <\([^>+]*@plt\)>:$/\1 10 \2/p'
+	} |
 	while read -r a s n; do
 		a=$((16#$a)) s=$((16#$s))
 		for l in "${loads[@]}"; do

@@ -14,8 +14,22 @@
  *   signal   main -> nf_spin, interrupted by SIGPROF every millisecond of
  *            CPU time: nf_handler -> nf_leaf on the signal's frame,
  *            __restore_rt, then nf_spin -> main again
+ *   mix      chain, qsort, memcpy, lib and alloca in turn: several chains
+ *            at once (make bench-overhead compares them with perf's)
+ *   edges    (x86-64) the hand-written functions of nofp-edges.S and a
+ *            call through the PLT, in turn: samples on a first instruction,
+ *            in each step of a prologue and an epilogue (main -> nf_edges ->
+ *            nf_edge, nf_edge_push1, nf_edge_body, nf_edge_pop1 or
+ *            nf_edge_ret), in a leaf whose CFA is in rax (main ->
+ *            nf_aligned -> nf_realign or nf_realign_body), after a tail
+ *            call (main -> nf_tail_top -> nf_tail_leaf: nf_tail_mid
+ *            jumped to it) and in a PLT stub (main -> nf_plt ->
+ *            nf_lib_nop@plt, then nf_lib_nop in libnofp.so)
  *
- *   nofp [-m MODE] [SECONDS]	(default chain, 1 second)
+ *   nofp [-m MODE] [-l LOOPS] [SECONDS]	(default chain, 1 second)
+ *
+ * -l: LOOPS rounds of the mode's work (for mix, of all five), a fixed
+ * amount of work instead of a time.
  */
 #include <alloca.h>
 #include <signal.h>
@@ -25,7 +39,7 @@
 #include "common.h"
 #include "libnofp.h"
 
-#define USAGE "nofp [-m chain|qsort|memcpy|lib|alloca|signal] [SECONDS]"
+#define USAGE "nofp [-m chain|qsort|memcpy|lib|alloca|signal|mix|edges] [-l LOOPS] [SECONDS]"
 
 volatile unsigned long nf_sink;
 static unsigned long long deadline;
@@ -137,16 +151,133 @@ NOINLINE unsigned long nf_spin(unsigned long x)
 	return x;
 }
 
+#ifdef __x86_64__
+/*
+ * Straight-line work (not nops, which QEMU translates into nothing) that
+ * makes a translation block long: under QEMU's
+ * TCG a timer interrupt is taken where the next block starts, so the
+ * longer the block before a place, the more samples land there (see
+ * nofp-edges.S).
+ */
+#define NF_FILLER ".rept 48\n\tlea 1(%%r11), %%r11\n\t.endr" : : : "r11"
+
+/* nofp-edges.S */
+unsigned long nf_edge(unsigned long x);
+void nf_realign(unsigned long n);
+unsigned long nf_tail_mid(unsigned long x);
+unsigned long nf_tail_leaf(unsigned long x);
+
+NOINLINE unsigned long nf_edges(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		/* QEMU: samples land where the block after this one starts. */
+		__asm__ volatile(NF_FILLER);
+		x = nf_edge(x);
+	}
+	return x;
+}
+
+NOINLINE unsigned long nf_aligned(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		__asm__ volatile(NF_FILLER);
+		nf_realign(64 + (x & 1));
+	}
+	return x + 1;
+}
+
+/* Where nf_tail_mid jumps: its caller is nf_tail_top. */
+NOINLINE unsigned long nf_tail_leaf(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 4096; i++) {
+		x = x * 6364136223846793005UL + (unsigned long)i;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+NOINLINE unsigned long nf_tail_top(unsigned long x)
+{
+	return nf_tail_mid(x) + 1;
+}
+
+/* Calls through the PLT, to a function that returns at once. */
+NOINLINE unsigned long nf_plt(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 2048; i++)
+		x = nf_lib_nop(x);
+	return x;
+}
+
+static inline __attribute__((always_inline)) unsigned long
+nf_edges_round(unsigned long x)
+{
+	x = nf_edges(x);
+	x = nf_aligned(x);
+	x = nf_tail_top(x);
+	return nf_plt(x);
+}
+#else
+static inline unsigned long nf_edges_round(unsigned long x)
+{
+	fprintf(stderr, "nofp -m edges: hand-written x86-64 code; not on this architecture\n");
+	exit(2);
+	return x;
+}
+#endif
+
+/*
+ * One round of @mode's work. Inlined into main, so that each mode's chain
+ * starts at main; mix and edges are their modes' rounds in turn.
+ */
+static inline __attribute__((always_inline)) unsigned long
+nf_round(char mode, unsigned long x)
+{
+	switch (mode) {
+	case 'c':
+		return x + nf_a(x);
+	case 'q':
+		return x + nf_sort(x);
+	case 'm':
+		return x + nf_copy(x);
+	case 'l':
+		return x + nf_via_lib(x);
+	case 'A':
+		return x + nf_alloca(x);
+	case 'e':
+		return nf_edges_round(x);
+	case 'x':
+		x += nf_a(x);
+		x += nf_sort(x);
+		x += nf_copy(x);
+		x += nf_via_lib(x);
+		return x + nf_alloca(x);
+	default:
+		return x + nf_spin(x);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = "chain";
 	unsigned long long secs = 1000000000ULL;
-	unsigned long x = 1;
+	unsigned long x = 1, loops = 0, i;
+	char m;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "m:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:l:")) != -1) {
 		if (opt == 'm')
 			mode = optarg;
+		else if (opt == 'l')
+			loops = parse_count(optarg, 1UL << 40, USAGE);
 		else
 			die_usage(USAGE);
 	}
@@ -164,31 +295,18 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &it, NULL);
 	} else if (strcmp(mode, "chain") && strcmp(mode, "qsort") &&
 		   strcmp(mode, "memcpy") && strcmp(mode, "lib") &&
-		   strcmp(mode, "alloca")) {
+		   strcmp(mode, "alloca") && strcmp(mode, "mix") &&
+		   strcmp(mode, "edges")) {
 		die_usage(USAGE);
 	}
-	deadline = now_ns() + secs;
-	while (now_ns() < deadline) {
-		switch (mode[0] == 'a' && mode[1] == 'l' ? 'A' : mode[0]) {
-		case 'c':
-			x += nf_a(x);
-			break;
-		case 'q':
-			x += nf_sort(x);
-			break;
-		case 'm':
-			x += nf_copy(x);
-			break;
-		case 'l':
-			x += nf_via_lib(x);
-			break;
-		case 'A':
-			x += nf_alloca(x);
-			break;
-		default:
-			x += nf_spin(x);
-			break;
-		}
+	m = !strcmp(mode, "alloca") ? 'A' : !strcmp(mode, "mix") ? 'x' : mode[0];
+	if (loops) {
+		for (i = 0; i < loops; i++)
+			x = nf_round(m, x);
+	} else {
+		deadline = now_ns() + secs;
+		while (now_ns() < deadline)
+			x = nf_round(m, x);
 	}
 	nf_sink = x;
 	return 0;
