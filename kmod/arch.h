@@ -23,6 +23,7 @@
 
 struct pt_regs;
 struct fst_procdb;
+struct fst_eh_rcache;
 
 unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
 			     unsigned int max, u32 *flags);
@@ -38,7 +39,7 @@ void fst_clock_init(void);
 unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      u64 *frames, unsigned int max, u32 *flags,
 			      struct fst_procdb *db, u32 id, bool tables_only,
-			      int *stop);
+			      struct fst_eh_rcache *rc, int *stop);
 unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
 				   unsigned long *slots, unsigned int max,
 				   bool *complete);

@@ -21,6 +21,7 @@
 #include "kstack_cache.h"
 #include "offcpu.h"
 #include "output.h"
+#include "procdb.h"
 #include "session.h"
 
 /*
@@ -558,6 +559,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		[FLAMESTAT_UNWIND_FAIL_MEM] = "memory",
 	};
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	u64 kept_tables, kept_bytes, kept_reused;
 	struct fst_kcache_counts kc;
 	int i, n;
 
@@ -605,6 +607,11 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 	for (i = 0; i < FLAMESTAT_NR_UNWIND_FAILS; i++)
 		n += sysfs_emit_at(buf, n, "unwind_failed_%s %llu\n",
 				   fail_names[i], st->unwind_failed[i]);
+	/* Not in struct flamestat_stats: tables kept across records. */
+	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused);
+	n += sysfs_emit_at(buf, n,
+			   "unwind_kept_tables %llu\nunwind_kept_bytes %llu\nunwind_reused %llu\n",
+			   kept_tables, kept_bytes, kept_reused);
 	/* Since the module was loaded; not in struct flamestat_stats. */
 	fst_kcache_counts(FST_KCACHE_SWITCH, &kc);
 	n += sysfs_emit_at(buf, n,

@@ -7,6 +7,8 @@
 #ifndef FLAMESTAT_EHTAB_H
 #define FLAMESTAT_EHTAB_H
 
+#include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
@@ -35,31 +37,65 @@ struct fst_ehtab {
 	struct fst_ehtab_seg seg[FST_EHTAB_SEGS];
 	size_t bytes;		/* this allocation, charged to unwind_kb */
 	struct rcu_head rcu;	/* freed after a grace period (kvfree_rcu()) */
+	/* Kept after its record went (procdb_eh.c): the file, and the list */
+	u64 kept_dev;
+	u64 kept_ino;
+	struct list_head kept;
 	/* start[], rule[], then rules[] follow */
 };
 
 /*
- * Any context, the sampler included: the file address (ELF p_vaddr) of
- * file offset @off, if an executable segment of @et holds it. Walked by
- * pointer, not by index: a kernel built with UBSAN_BOUNDS checks array
- * subscripts with a call, which the walk's user-access section must not
- * make (objtool), and gcc 16 keeps the check even in a loop bounded by
- * the array's size.
+ * Any context, the sampler included: the executable segment of @et that
+ * holds file offset @off (its file address, ELF p_vaddr, is off + delta),
+ * or NULL. Walked by pointer, not by index: a kernel built with
+ * UBSAN_BOUNDS checks array subscripts with a call, which the walk's
+ * user-access section must not make (objtool), and gcc 16 keeps the check
+ * even in a loop bounded by the array's size.
  */
-static __always_inline bool fst_ehtab_vaddr(const struct fst_ehtab *et,
-					    u64 off, u64 *vaddr)
+static __always_inline const struct fst_ehtab_seg *
+fst_ehtab_seg_of(const struct fst_ehtab *et, u64 off)
 {
 	const struct fst_ehtab_seg *s = et->seg;
 	const struct fst_ehtab_seg *end = s + min_t(u32, et->nr_segs,
 						    FST_EHTAB_SEGS);
 
 	for (; s < end; s++) {
-		if (off >= s->off && off < s->end) {
-			*vaddr = off + s->delta;
-			return true;
-		}
+		if (off >= s->off && off < s->end)
+			return s;
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * A CPU's cache of the rules its walks found last, by table and file
+ * address: the same return addresses come back sample after sample, and
+ * a hit costs a hash and a compare instead of a search of the table. The
+ * rule is copied (a table may be freed after); the table is compared,
+ * never read through the entry. An entry counts only while fst_eh_gen is
+ * what it was filled under: it grows when a published table is dropped,
+ * before the table can be freed, so that a new table allocated where a
+ * dropped one was never meets the old one's entries. Used by the timer
+ * and the sched_switch probe of its CPU, both with interrupts off.
+ */
+#define FST_EH_RCACHE_BITS	8
+
+struct fst_eh_rcache {
+	struct fst_eh_rcache_ent {
+		const struct fst_ehtab *et;
+		u64 vaddr;
+		u32 gen;
+		struct fst_eh_rule r;
+	} e[1 << FST_EH_RCACHE_BITS];
+};
+
+extern atomic_t fst_eh_gen;
+
+/* Process context: a published table was dropped (see fst_eh_rcache). */
+static inline void fst_eh_gen_bump(void)
+{
+	/* Ordered after the unpublishing store: the walk reads gen first. */
+	smp_mb__before_atomic();
+	atomic_inc(&fst_eh_gen);
 }
 
 int fst_ehtab_build(struct file *file, size_t max_bytes,

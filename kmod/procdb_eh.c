@@ -14,12 +14,23 @@
  * times, then left until a scan meets the file again. A file rewritten in
  * place (its size or change time differ from the table's) loses its table
  * at the next scan that meets it and gets a new one.
+ *
+ * A record's table outlives the record: when the record goes (its last
+ * mapping unmapped, or the whole database at a reset, which every
+ * recording starts with), its table is kept, by device and inode, for the
+ * next record of the same file, which takes it over if the file is
+ * unchanged. So a new recording, or a program run again, walks its stacks
+ * by table from its first samples and builds nothing. The tables kept are
+ * bounded by what unwind_kb leaves beside the database's own, oldest
+ * dropped first, and freed at unload.
  */
 #include <linux/errno.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -31,6 +42,108 @@
 /* Pages asked for by readahead: looked for again after this, so often. */
 #define FST_EH_RETRY		(HZ / 20 ? HZ / 20 : 1)
 #define FST_EH_TRIES		20
+/* Grows when a published table is dropped (struct fst_eh_rcache). */
+atomic_t fst_eh_gen = ATOMIC_INIT(0);
+
+/* Tables kept after their record went, newest first; fst_eh_kept_lock. */
+static LIST_HEAD(fst_eh_kept_list);
+static DEFINE_MUTEX(fst_eh_kept_lock);
+static u64 fst_eh_kept_bytes, fst_eh_kept_nr, fst_eh_reused;
+
+/* fst_eh_kept_lock held: drop the oldest kept tables beyond @max bytes. */
+static void fst_eh_kept_trim(long max)
+{
+	struct fst_ehtab *et;
+
+	lockdep_assert_held(&fst_eh_kept_lock);
+	while (fst_eh_kept_bytes > max_t(long, max, 0)) {
+		et = list_last_entry(&fst_eh_kept_list, struct fst_ehtab, kept);
+		list_del(&et->kept);
+		fst_eh_kept_bytes -= et->bytes;
+		fst_eh_kept_nr--;
+		/* Unpublished: no walk reads it, but its CPUs' entries name it. */
+		fst_eh_gen_bump();
+		fst_ehtab_free(et);
+	}
+}
+
+/*
+ * The table of file @dev:@ino kept by an earlier record, if it still
+ * matches @file (else it is freed), taken off the list; or NULL.
+ */
+static struct fst_ehtab *fst_eh_kept_take(u64 dev, u64 ino, struct file *file)
+{
+	struct fst_ehtab *et, *found = NULL;
+
+	mutex_lock(&fst_eh_kept_lock);
+	list_for_each_entry(et, &fst_eh_kept_list, kept) {
+		if (et->kept_dev == dev && et->kept_ino == ino) {
+			found = et;
+			break;
+		}
+	}
+	if (found) {
+		list_del(&found->kept);
+		fst_eh_kept_bytes -= found->bytes;
+		fst_eh_kept_nr--;
+		if (!fst_ehtab_current(found, file)) {
+			fst_eh_gen_bump();
+			fst_ehtab_free(found);
+			found = NULL;
+		} else {
+			fst_eh_reused++;
+		}
+	}
+	mutex_unlock(&fst_eh_kept_lock);
+	return found;
+}
+
+/*
+ * Keep @et, unpublished (its record gone a grace period ago), for the next
+ * record of its file, within @max bytes.
+ */
+static void fst_eh_keep(struct fst_ehtab *et, const struct fst_file *f,
+			long max)
+{
+	et->kept_dev = f->dev;
+	et->kept_ino = f->ino;
+	mutex_lock(&fst_eh_kept_lock);
+	list_add(&et->kept, &fst_eh_kept_list);
+	fst_eh_kept_bytes += et->bytes;
+	fst_eh_kept_nr++;
+	fst_eh_kept_trim(max);
+	mutex_unlock(&fst_eh_kept_lock);
+}
+
+/**
+ * fst_procdb_eh_kept_stats() - the tables kept for records to come
+ * @tables: how many
+ * @bytes: their memory
+ * @reused: tables taken over by a new record since the module was loaded
+ *
+ * Context: process context.
+ */
+void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused)
+{
+	mutex_lock(&fst_eh_kept_lock);
+	*tables = fst_eh_kept_nr;
+	*bytes = fst_eh_kept_bytes;
+	*reused = fst_eh_reused;
+	mutex_unlock(&fst_eh_kept_lock);
+}
+
+/**
+ * fst_procdb_eh_kept_free() - free every kept table
+ *
+ * Context: process context, at unload, after the last database is gone.
+ */
+void fst_procdb_eh_kept_free(void)
+{
+	mutex_lock(&fst_eh_kept_lock);
+	fst_eh_kept_trim(0);
+	mutex_unlock(&fst_eh_kept_lock);
+}
+
 /* A file given up on (never cached) is asked for again after this. */
 #define FST_EH_UNCACHED_AGAIN	(10 * HZ)
 
@@ -53,6 +166,7 @@ static void fst_eh_drop(struct fst_procdb *db, struct fst_file *f)
 	if (!et)
 		return;
 	RCU_INIT_POINTER(f->ehtab, NULL);
+	fst_eh_gen_bump();
 	atomic_long_sub(et->bytes, &db->eh_used);
 	db->nr_eh_tables--;
 	kvfree_rcu(et, rcu);
@@ -97,6 +211,19 @@ void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
 		return;
 	}
 	f->eh_state = FST_EHF_NONE;
+	/* An earlier record's table of the same, unchanged, file. */
+	et = fst_eh_kept_take(f->dev, f->ino, file);
+	if (et) {
+		if (atomic_long_read(&db->eh_used) + (long)et->bytes <=
+		    db->eh_max) {
+			atomic_long_add(et->bytes, &db->eh_used);
+			db->nr_eh_tables++;
+			rcu_assign_pointer(f->ehtab, et);
+			f->eh_state = FST_EHF_BUILT;
+			return;
+		}
+		fst_eh_keep(et, f, db->eh_max - atomic_long_read(&db->eh_used));
+	}
 	/* Full: asked for again when a scan meets the file next time. */
 	if (db->eh_queued == FST_EH_QUEUE)
 		return;
@@ -214,6 +341,10 @@ void fst_procdb_eh_work(struct work_struct *work)
 		mutex_lock(&db->lock);
 		if (!fst_eh_finish(db, &r, et, err))
 			fput(r.file);
+		/* The kept tables give way to the ones in use. */
+		mutex_lock(&fst_eh_kept_lock);
+		fst_eh_kept_trim(db->eh_max - atomic_long_read(&db->eh_used));
+		mutex_unlock(&fst_eh_kept_lock);
 		mutex_unlock(&db->lock);
 		cond_resched();
 	}
@@ -236,7 +367,9 @@ void fst_procdb_eh_forget(struct fst_procdb *db, struct fst_file *f)
 		return;
 	atomic_long_sub(et->bytes, &db->eh_used);
 	db->nr_eh_tables--;
-	fst_ehtab_free(et);
+	/* For the next record of the file (the database's next one, too). */
+	fst_eh_keep(et, f, db->dying ? db->eh_max :
+		    db->eh_max - atomic_long_read(&db->eh_used));
 }
 
 /**

@@ -22,6 +22,7 @@
 
 #include "arch.h"
 #include "compat.h"
+#include "ehtab.h"
 #include "kstack_cache.h"
 #include "sampler.h"
 
@@ -627,6 +628,7 @@ void fst_sampler_free(struct fst_sampler *s)
 		fst_table_free(&c->tab[1]);
 		kfree(c->scratch);
 		kfree(c->kcache);
+		kfree(c->ehcache);
 	}
 	free_percpu(s->cpus);
 	s->cpus = NULL;
@@ -671,8 +673,14 @@ int fst_sampler_cpu_alloc(struct fst_sampler *s, unsigned int cpu,
 			fst_kcache_init(c->kcache);
 	}
 #endif
+#ifdef FST_ARCH_HAVE_EHWALK
+	/* Without it each frame searches its table. */
+	if (!c->ehcache)
+		c->ehcache = kzalloc_node(sizeof(*c->ehcache), GFP_KERNEL, node);
+#endif
 	c->held = scratch_words * sizeof(u64) +
-		  (c->kcache ? sizeof(*c->kcache) : 0);
+		  (c->kcache ? sizeof(*c->kcache) : 0) +
+		  (c->ehcache ? sizeof(*c->ehcache) : 0);
 	c->ready = true;
 	return 0;
 }

@@ -66,7 +66,9 @@ struct fst_cpu {
 	u32 off_cursor;		/* offcpu.c: where to look for a free slot */
 	/* The timer's kernel stacks met last; NULL: kstack_cache=0, no ORC */
 	struct fst_kcache *kcache;
-	size_t held;		/* bytes of scratch and kcache (mem_total) */
+	/* The user walk's rules met last (ehtab.h); NULL: none, no tables */
+	struct fst_eh_rcache *ehcache;
+	size_t held;		/* bytes of scratch and caches (mem_total) */
 	struct fst_sampler *s;
 };
 
@@ -171,7 +173,7 @@ fst_walk_user_any(struct fst_cpu *c, struct fst_table *t, struct pt_regs *uregs,
 		n = fst_walk_user_eh(uregs, interrupted, frames, max, flags,
 				     s->procdb, *proc_id,
 				     cfg->flags & FLAMESTAT_CFG_UNWIND_TABLE,
-				     &stop);
+				     c->ehcache, &stop);
 		if (stop >= 0)
 			t->counts.unwind_stop[stop]++;
 		return n;

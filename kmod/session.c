@@ -556,7 +556,7 @@ void fst_get_stats(struct flamestat_stats *st)
 	struct fst_table *agg = &sess.agg.table;
 	struct fst_procdb *db;
 	unsigned int cpu, i;
-	u64 used = 0, total = 0;
+	u64 used = 0, total = 0, kept_tables, kept_bytes, kept_reused;
 
 	memset(st, 0, sizeof(*st));
 	mutex_lock(&sess.ctl_lock);
@@ -597,9 +597,12 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->nr_cpus = s->running ? fst_sampler_nr_cpus(s) : 0;
 	total += fst_table_bytes(agg) + fst_procdb_bytes(db) + db->mem_max +
 		 db->eh_max + fst_offcpu_bytes(s);
+	/* Kept tables and the database's own share unwind_kb (eh_max). */
+	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused);
 	used += agg->used * sizeof(u64) + fst_procdb_bytes(db) +
 		atomic_long_read(&db->mem_used) +
-		atomic_long_read(&db->eh_used) + fst_offcpu_bytes(s);
+		atomic_long_read(&db->eh_used) + kept_bytes +
+		fst_offcpu_bytes(s);
 	st->mem_used = used;
 	st->mem_total = total;
 	st->running_ns = fst_running_ns();
@@ -747,4 +750,6 @@ void fst_session_exit(void)
 	fst_agg_free(&sess.agg);
 	fst_procdb_put(sess.sampler.procdb);
 	fst_sampler_free(&sess.sampler);
+	/* The databases gone, the tables they left for their successors. */
+	fst_procdb_eh_kept_free();
 }

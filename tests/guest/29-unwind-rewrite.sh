@@ -7,7 +7,8 @@
 # the end of the first version's code: with the old table its frames
 # would have no rule and the walk would fall back to frame pointers,
 # which libnofp has none of. Its samples must stay whole, and the table
-# must have been built again.
+# must have been built again. Then the same across a reset, with the
+# table kept between the two databases.
 # timeout: 180
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
@@ -56,5 +57,21 @@ whole rewritten
 t2=$(fs_stat unwind_tables)
 log "tables: $t1 before the rewrite, $t2 after"
 expect_eq "the rewritten file's table replaced, not added" "$t2" "$t1"
+
+# A reset (every recording starts with one) keeps the tables for the next
+# database, which takes them over when their files are unchanged. The
+# library is rewritten again while its table is only kept: the kept table
+# must not be taken over, but built again.
+r0=$(fs_stat unwind_reused)
+check "reset" fs_write reset
+log "kept after the reset: $(fs_stat unwind_kept_tables) tables, $(fs_stat unwind_kept_bytes) bytes"
+expect_ge "reset: the tables kept (nofp, libnofp.so, libc, ld.so)" "$(fs_stat unwind_kept_tables)" 4
+cat "$FS_WL/libnofp.so" >"$RW/libnofp.so"
+check "warm-up after the reset and a rewrite" "$RW/nofp" -m lib 1
+whole kept
+r1=$(fs_stat unwind_reused)
+log "tables taken over after the reset: $((r1 - r0)); kept now: $(fs_stat unwind_kept_tables)"
+expect_ge "reset: unchanged files' tables taken over (nofp, libc, ld.so)" $((r1 - r0)) 3
+expect_le "reset: the rewritten library's kept table not taken over" $((r1 - r0)) 3
 check "unload" fs_unload
 finish

@@ -13,6 +13,7 @@
  * Memory is read as fst_walk_user() reads it: range-checked loads with page
  * faults disabled, in one user-access section.
  */
+#include <linux/hash.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -67,33 +68,77 @@ static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsi
 }
 
 /*
+ * What the last lookup found, for the next frame's: the mapping, its table
+ * and segment, and the address looked up with its rule. Recursion returns
+ * to the same address frame after frame: it costs a compare.
+ */
+struct fst_eh_cursor {
+	const struct fst_map *m;
+	const struct fst_ehtab *et;
+	const struct fst_ehtab_seg *seg;
+	unsigned long look;
+	const struct fst_eh_rule *r;
+};
+
+/*
  * Hard-irq: the rule for @pc, a PC (@exact) or a return address (looked up
  * one byte before: the call, which may be a function's last instruction),
- * through the caller's cache of the last mapping (@m, @et); NULL where no
- * table covers it. Inline, with everything it uses, and no lockdep check
- * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
- * user-access section, where objtool allows no call.
+ * through the cursor @c of the walk; NULL where no table covers it. Inline,
+ * with everything it uses, and no lockdep check (rcu_dereference_raw():
+ * the caller holds rcu_read_lock()): it runs in a user-access section,
+ * where objtool allows no call.
  */
 static __always_inline const struct fst_eh_rule *
 fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
-	       const struct fst_map **m, const struct fst_ehtab **et,
+	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc, u32 gen,
 	       unsigned long pc, bool exact)
 {
 	unsigned long look = exact ? pc : pc - 1;
+	const struct fst_eh_rule *r;
+	struct fst_eh_rcache_ent *e;
 	const struct fst_file *f;
-	u64 vaddr;
+	u64 off, vaddr;
 
-	if (!*m || look < (*m)->start || look >= (*m)->end) {
-		*m = fst_maps_find(maps, look);
-		*et = NULL;
-		f = *m ? fst_procdb_file(db, (*m)->file_id) : NULL;
+	if (look == c->look && c->r)
+		return c->r;
+	if (!c->m || look < c->m->start || look >= c->m->end) {
+		c->m = fst_maps_find(maps, look);
+		c->et = NULL;
+		c->seg = NULL;
+		f = c->m ? fst_procdb_file(db, c->m->file_id) : NULL;
 		if (f)
-			*et = rcu_dereference_raw(f->ehtab);
+			c->et = rcu_dereference_raw(f->ehtab);
 	}
-	if (!*et ||
-	    !fst_ehtab_vaddr(*et, look - (*m)->start + (*m)->pgoff, &vaddr))
+	if (!c->et)
 		return NULL;
-	return fst_eh_find(&(*et)->t, vaddr);
+	off = look - c->m->start + c->m->pgoff;
+	if (!c->seg || off < c->seg->off || off >= c->seg->end) {
+		c->seg = fst_ehtab_seg_of(c->et, off);
+		if (!c->seg)
+			return NULL;
+	}
+	vaddr = off + c->seg->delta;
+	c->look = look;
+	if (!rc) {
+		c->r = fst_eh_find(&c->et->t, vaddr);
+		return c->r;
+	}
+	/* Hashed by address and table; pointer arithmetic, no subscript. */
+	e = rc->e + (u32)(((vaddr ^ (unsigned long)c->et) * GOLDEN_RATIO_64) >>
+			  (64 - FST_EH_RCACHE_BITS));
+	if (e->vaddr == vaddr && e->et == c->et && e->gen == gen) {
+		c->r = &e->r;
+		return c->r;
+	}
+	r = fst_eh_find(&c->et->t, vaddr);
+	if (r) {
+		e->et = c->et;
+		e->vaddr = vaddr;
+		e->gen = gen;
+		e->r = *r;
+	}
+	c->r = r;
+	return r;
 }
 
 /**
@@ -106,6 +151,7 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
  * @db: the process database
  * @id: the task's address space in @db
  * @tables_only: code without a table ends the stack (no frame pointer walk)
+ * @rc: this CPU's rule cache, or NULL
  * @stop: set to an enum flamestat_unwind_stop when the walk stops early
  *
  * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
@@ -115,14 +161,14 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
 unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      u64 *frames, unsigned int max, u32 *flags,
 			      struct fst_procdb *db, u32 id, bool tables_only,
-			      int *stop)
+			      struct fst_eh_rcache *rc, int *stop)
 {
 	unsigned long pc = regs->ip, sp = regs->sp, fp = regs->bp, probe;
 	unsigned long cfa, base, ra, nfp;
 	const struct fst_eh_rule *r;
-	const struct fst_ehtab *et = NULL;
-	const struct fst_map *m = NULL;
+	struct fst_eh_cursor cur = { };
 	const struct fst_maps *maps;
+	u32 gen;
 	bool fp_ok = true, first = true, exact = true;
 	bool by_table = false, by_fp = false;
 	struct fst_proc *p;
@@ -138,6 +184,8 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		*flags |= FLAMESTAT_STACKF_USER_FAULT;
 		return n;
 	}
+	/* Before any table is read: see struct fst_eh_rcache. */
+	gen = atomic_read_acquire(&fst_eh_gen);
 	rcu_read_lock();
 	p = fst_procdb_proc(db, id);
 	maps = p ? rcu_dereference(p->maps) : NULL;
@@ -146,7 +194,14 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
 	while (n < max) {
-		r = fst_eh_rule_at(db, maps, &m, &et, pc, exact);
+		r = fst_eh_rule_at(db, maps, &cur, rc, gen, pc, exact);
+		/* Most frames: CFA = SP + n, or FP + n. */
+		if (likely(r && r->kind == FST_EH_CFA &&
+			   (r->reg == FST_DW_SP ||
+			    (r->reg == FST_DW_FP && fp_ok)))) {
+			cfa = (r->reg == FST_DW_SP ? sp : fp) + r->cfa_off;
+			goto have_cfa;
+		}
 		if (!r || r->kind == FST_EH_NONE ||
 		    (r->kind == FST_EH_UNSUP && !tables_only)) {
 			if (tables_only || !fp_ok) {
@@ -216,6 +271,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 				cfa = base + r->add;
 			}
 		}
+have_cfa:
 		/* The caller's frame lies above this one: the stack grows down. */
 		if (cfa <= sp) {
 			*stop = FLAMESTAT_UNWIND_STOP_BAD;
