@@ -22,13 +22,21 @@
 #             kernel function, on deep8, deep120, read and uniq8 (a new 8-frame
 #             stack nearly every sample: the path past the recent-stack
 #             cache, hash and insert)
+#   unwind    one CPU under -icount shift=0: user stacks walked by unwind
+#             tables (issue 24). deepstack with 6 user frames built with
+#             frame pointers (deep6) and without (deep6nofp), and nofp -m
+#             mix (several chains through libc and a library without frame
+#             pointers); no profiler, the floor, flamestat (tables),
+#             flamestat --unwind fp, perf -g and perf --call-graph dwarf;
+#             cost per sample, bytes, and the chains against perf dwarf's
 #   truth     one CPU under -icount shift=0, two boots: every workload with
 #             no profiler under the insnprof plugin (what each function
 #             executed, and where a timer interrupt would land: the
 #             truth), then flamestat and perf on the same workloads, plus
 #             knownsplit (leaves of known instruction counts); leaf shares
 #             against the truth
-# --quick: one repeat, the 8-frame workload only, no profile phase; the
+# --quick: one repeat, the 8-frame workload only, no profile phase (the
+# unwind phase whole, once); the
 # truth phase on knownsplit and getppid only.
 # --arch arm64 (or FLAMESTAT_ARCH=arm64; make bench-overhead
 # BENCH_ARCH=arm64): the overhead phase only, on an arm64 guest
@@ -57,15 +65,15 @@ done
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$TOP/bench/lib.sh"
 
-repeats=3 quick=0 doc=1 phases="overhead accuracy profile truth"
+repeats=3 quick=0 doc=1 phases="overhead accuracy profile unwind truth"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repeats) repeats=$2; shift ;;
-	--quick) quick=1 repeats=1 phases="overhead accuracy truth" ;;
+	--quick) quick=1 repeats=1 phases="overhead accuracy unwind truth" ;;
 	--no-doc) doc=0 ;;
 	--only) phases=$2; shift ;;
 	--arch) shift ;;
-	-h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-overhead: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -81,7 +89,7 @@ sfx=""
 if [ "$FS_VM_ARCH" = arm64 ]; then
 	sfx=-arm64
 	case "$phases" in
-	"overhead accuracy profile truth" | "overhead accuracy truth") phases=overhead ;;
+	"overhead accuracy profile unwind truth" | "overhead accuracy unwind truth") phases=overhead ;;
 	overhead) ;;
 	*) vm_die "bench-overhead: --arch arm64 runs the overhead phase only (not: $phases)" ;;
 	esac
@@ -121,6 +129,12 @@ fi
 # places of a short loop instead of locking in phase with it (see
 # bench/floor/floor.c). In its ground-truth run the same timer fires at
 # 9973 Hz: where QEMU delivers those interrupts is measured too.
+# The unwind phase: 6 user frames (__libc_start_call_main, main,
+# deep_start, 2 x recurse, deep_leaf) with and without frame pointers;
+# nofp -m mix: five chains under main (tests/workloads/nofp.c).
+UNWIND_WORKLOADS="deep6=/opt/workloads/deepstack -d 2 -l 2000"
+UNWIND_WORKLOADS+="|deep6nofp=/opt/workloads/deepstack-nofp -d 2 -l 2000"
+UNWIND_WORKLOADS+="|mix=/opt/workloads/nofp -m mix -l 700"
 TRUTH_JITTER=2500
 TARGET_WL=deep8
 PROFILERS="none floor flamestat perf bpftrace bcc"
@@ -209,6 +223,10 @@ profile)
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
 	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|read=/opt/workloads/syscalls -m read -l 1800|uniq8=/opt/workloads/uniq -d 8 2' ;;
+unwind)
+	BENCH_PROFILERS="none floor flamestat fsfp perf perfdwarf"
+	BENCH_REPEATS=$repeats
+	BENCH_WORKLOADS='$UNWIND_WORKLOADS' ;;
 groundtruth)
 	BENCH_PROFILERS=none
 	BENCH_REPEATS=1
@@ -247,7 +265,7 @@ say "making the guest image (a cached Debian tree with $PACKAGES; the first buil
 ERRORS="$WORK/errors"
 : >"$ERRORS"
 
-ran_main=0 ran_truth=0
+ran_main=0 ran_truth=0 ran_unwind=0
 for phase in $phases; do
 	case "$phase" in
 	overhead | accuracy | profile) ran_main=1 ;;&
@@ -263,6 +281,11 @@ for phase in $phases; do
 		say "profile: where flamestat's instructions go (insnprof QEMU plugin)"
 		"$TOP/bench/overhead/profile.sh" "$WORK" "$img" ||
 			vm_die "bench-overhead: the profile phase failed" ;;
+	unwind)
+		ran_unwind=1
+		say "unwind: tables, frame pointers and perf --call-graph dwarf, one vCPU under -icount shift=0"
+		boot unwind --smp 1 --icount
+		cp "$WORK/unwind/results" "$OUT/unwind-results.txt" ;;
 	truth)
 		ran_truth=1
 		say "truth: the workloads with no profiler under the insnprof QEMU plugin (the truth)"
@@ -308,6 +331,25 @@ if [ $ran_main = 1 ]; then
 	} >"$report"
 	cat "$report"
 	[ $doc = 1 ] && to_doc "bench-overhead$sfx" "$report"
+fi
+if [ $ran_unwind = 1 ]; then
+	report="$OUT/unwind-report.md"
+	{
+		echo "<!-- bench-unwind:begin (written by bench/overhead.sh; do not edit by hand) -->"
+		echo
+		measured_on
+		echo "$repeats repeat(s); $((SECONDS - t_start)) s for the whole run."
+		if [ -s "$WORK/unwind/results" ]; then
+			echo
+			echo "## User stacks by unwind tables (one vCPU, -icount shift=0)"
+			"$TOP/bench/overhead/unwind-report.sh" "$WORK/unwind" "$FREQ"
+		fi
+		errors_of '^(the unwind |unwind:)'
+		echo
+		echo "<!-- bench-unwind:end -->"
+	} >"$report"
+	cat "$report"
+	[ $doc = 1 ] && to_doc bench-unwind "$report"
 fi
 if [ $ran_truth = 1 ]; then
 	report="$OUT/truth-report.md"

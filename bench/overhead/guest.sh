@@ -16,7 +16,9 @@
 # Lines starting with "@@BENCH-ERROR" say a configuration could not run.
 #
 # Sourced by a generated guest test that sets first:
-#   BENCH_PROFILERS  none floor flamestat perf bpftrace bcc (any of them)
+#   BENCH_PROFILERS  none floor flamestat perf bpftrace bcc (any of them),
+#                    and for the unwind phase: fsfp (flamestat record
+#                    --unwind fp) and perfdwarf (perf --call-graph dwarf)
 #   BENCH_WORKLOADS  NAME=COMMAND entries separated by '|'
 #   BENCH_REPEATS    runs of each (profiler, workload)
 #   BENCH_FREQ       sampling rate (997)
@@ -170,10 +172,12 @@ prof_floor() {
 	report $((f1 - f0)) 0 0 0 "window_samples=$((f1 - f0))"
 }
 
+# FS_UNWIND: record --unwind's argument (default: the tool's, auto).
 prof_flamestat() {
 	rm -f "$W/fs.svg" "$W/fs.fstat" "$W/fs.folded"
+	# shellcheck disable=SC2086 # no option, or --unwind and its argument
 	flamestat record -a -q -F "$BENCH_FREQ" -o "$W/fs.svg" --raw "$W/fs.fstat" \
-		--title "flamestat: $WL" 2>"$W/fs.err" &
+		${FS_UNWIND:+--unwind $FS_UNWIND} --title "$PROF: $WL" 2>"$W/fs.err" &
 	pid=$!
 	if ! wait_until 60 fs_running; then
 		err "prof=flamestat wl=$WL: record did not start: $(head -c 300 "$W/fs.err")"
@@ -204,8 +208,15 @@ prof_flamestat() {
 	hdr=$(grep -m1 '^# flamestat:' "$W/fs.folded")
 	cost=$(echo "$hdr" | sed -n 's/.* cost_ns=\([0-9.e+-]*\).*/\1/p')
 	taken=$(echo "$hdr" | sed -n 's/.* samples=\([0-9]*\).*/\1/p')
+	# How the user stacks were walked (samples): by tables, by both, by
+	# frame pointers, stopped early.
+	uw=
+	for k in unwind_table unwind_mixed unwind_fp unwind_stopped; do
+		v=$(echo "$hdr" | sed -n "s/.* $k=\([0-9]*\).*/\1/p")
+		uw="$uw $k=${v:-0}"
+	done
 	report "${taken:-0}" $((${b1:-0} - ${b0:-0})) "$(size "$W/fs.svg")" $((t1 - t0)) \
-		"window_samples=$((s1 - s0)) recorded=$recorded cost_ns=${cost:-?}"
+		"window_samples=$((s1 - s0)) recorded=$recorded cost_ns=${cost:-?}$uw"
 	# Every timer firing of the session, idle ones included, against
 	# the time it ran (the module's counters outlive the recording).
 	stat_read samples
@@ -214,19 +225,32 @@ prof_flamestat() {
 	d2=$STAT
 	stat_read overruns
 	echo "@@BENCH-RATE wl=$WL rep=$REP samples=$s2 duration_ns=$d2 cpus=$(nproc) overruns=$STAT"
-	keep "$W/fs.folded" "flamestat-$WL.folded"
-	keep "$W/fs.svg" "flamestat-$WL.svg"
-	keep "$W/fs.fstat" "flamestat-$WL.fstat"
+	keep "$W/fs.folded" "$PROF-$WL.folded"
+	keep "$W/fs.svg" "$PROF-$WL.svg"
+	keep "$W/fs.fstat" "$PROF-$WL.fstat"
 	# the module stays loaded (stopped) for the next run
 }
 
+# (Assignments before a function call may outlive it in POSIX sh: set and
+# cleared here.)
+prof_fsfp() {
+	FS_UNWIND=fp
+	prof_flamestat
+	_r=$?
+	FS_UNWIND=
+	return $_r
+}
+
+# PERF_CG: perf record's call-graph option (default -g, frame pointers);
+# PERF_SCRIPT: perf script's options; PERF_COLLAPSE: stackcollapse-perf.pl's.
 prof_perf() {
-	command -v perf >/dev/null || { err "prof=perf: perf is not installed in this guest"; return 1; }
+	command -v perf >/dev/null || { err "prof=$PROF: perf is not installed in this guest"; return 1; }
 	rm -f "$W/perf.data" "$W/perf.svg"
-	perf record -F "$BENCH_FREQ" -a -g -o "$W/perf.data" 2>"$W/perf.err" >/dev/null &
+	# shellcheck disable=SC2086 # the option's words
+	perf record -F "$BENCH_FREQ" -a ${PERF_CG:--g} -o "$W/perf.data" 2>"$W/perf.err" >/dev/null &
 	pid=$!
 	if ! wait_until 60 has_perf_fds "$pid"; then
-		err "prof=perf wl=$WL: perf record did not start: $(head -c 300 "$W/perf.err")"
+		err "prof=$PROF wl=$WL: perf record did not start: $(head -c 300 "$W/perf.err")"
 		stop "$pid"
 		return 1
 	fi
@@ -234,14 +258,28 @@ prof_perf() {
 	run_timed
 	t0=$(now_ns)
 	stop "$pid"
-	perf script -i "$W/perf.data" 2>/dev/null >"$W/perf.script"
-	perl "$FG/stackcollapse-perf.pl" "$W/perf.script" >"$W/perf.folded"
+	# shellcheck disable=SC2086 # the options' words
+	perf script ${PERF_SCRIPT:-} -i "$W/perf.data" 2>"$W/perf-script.err" >"$W/perf.script"
+	# shellcheck disable=SC2086 # the options' words
+	perl "$FG/stackcollapse-perf.pl" ${PERF_COLLAPSE:-} "$W/perf.script" >"$W/perf.folded"
 	perl "$FG/flamegraph.pl" "$W/perf.folded" >"$W/perf.svg"
 	t1=$(now_ns)
 	# One header line per sample (stackcollapse-perf.pl weighs by period).
 	samples=$(grep -c '^[^[:space:]#]' "$W/perf.script")
 	report "$samples" "$(size "$W/perf.data")" "$(size "$W/perf.data" "$W/perf.svg")" $((t1 - t0))
-	keep "$W/perf.folded" "perf-$WL.folded"
+	keep "$W/perf.folded" "$PROF-$WL.folded"
+	keep "$W/perf-script.err" "$PROF-$WL.script.err"
+}
+
+# perf's answer for code without frame pointers: 8 KiB of stack copied per
+# sample, unwound by perf script afterwards. For the chain comparison,
+# kernel frames marked _[k] and no inlined frames, as flamestat folds.
+prof_perfdwarf() {
+	PERF_CG="--call-graph dwarf" PERF_SCRIPT=--no-inline PERF_COLLAPSE=--kernel
+	prof_perf
+	_r=$?
+	PERF_CG='' PERF_SCRIPT='' PERF_COLLAPSE=''
+	return $_r
 }
 
 BT_PROG='profile:hz:997 { @[kstack, ustack, comm] = count(); }'

@@ -11,6 +11,9 @@
 #
 #   report.sh RESULTS [FREQ] [TARGET_WL]
 #
+# TARGET_WL "-": no target check (the unwind phase has its own,
+# bench/overhead/unwind-report.sh).
+#
 # RESULTS holds @@BENCH lines (other lines are ignored). Never fails on a
 # number; exits 1 only when RESULTS has no run at all.
 set -u
@@ -72,8 +75,10 @@ $1 == "@@BENCH" {
 	nrep[k]++
 }
 END {
-	order = "none floor flamestat perf bpftrace bcc"
+	order = "none floor flamestat fsfp perf perfdwarf bpftrace bcc"
 	no = split(order, po, " ")
+	label["fsfp"] = "flamestat --unwind fp"
+	label["perfdwarf"] = "perf --call-graph dwarf"
 	for (w = 1; w <= nwl; w++) {
 		wl = wls[w]
 		kn = "none" SUBSEP wl
@@ -97,7 +102,7 @@ END {
 			marg = (p == "none" || p == "floor" || floor_ips == "") ? "-" : sprintf("%.0f", ips - floor_ips)
 			noio = (p == "none" || p == "floor" || (p in session))
 			printf "| %s | %.4f s | %.2f ms (%.0f/sample) | %+.3f%% | %s | %s | %s | %s%s | %s | %s |\n", \
-				p, m / 1e9, spread / 1e6, sps, sd * 100, \
+				(p in label) ? label[p] : p, m / 1e9, spread / 1e6, sps, sd * 100, \
 				p == "none" ? "-" : sprintf("%.0f", ips), marg, \
 				(p == "none" || (p in session)) ? "-" : sprintf("%.0f", median(smp[k])), \
 				noio ? "-" : human(median(ub[k])), (p == "bpftrace" ? " (est.)" : ""), \
@@ -116,7 +121,7 @@ END {
 		for (j = 1; j <= no; j++) {
 			p = po[j]
 			if ((p, wl) in DIRECT)
-				line = line sprintf("%s%s %.0f", line == "" ? "" : ", ", p, DIRECT[p, wl])
+				line = line sprintf("%s%s %.0f", line == "" ? "" : ", ", (p in label) ? label[p] : p, DIRECT[p, wl])
 		}
 		if (line != "")
 			printf "\nInstructions per sample counted directly (runtime added / samples taken during the run): %s.\n", line
@@ -130,7 +135,8 @@ END {
 			p, f2[1], ms(f2[6]), f2[2], human(f2[3]), human(f2[4]), ms(f2[5])
 	}
 
-	# The target of issue 8, on the target workload.
+	# The target of issue 8, on the target workload ("-": none).
+	if (target_wl == "-") exit
 	wl = target_wl
 	printf "\n### Target (issue 8), on %s\n\n", wl
 	if (!(("flamestat", wl) in MARG) || MARG["flamestat", wl] == "") {
