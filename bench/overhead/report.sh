@@ -18,32 +18,11 @@
 # number; exits 1 only when RESULTS has no run at all.
 set -u
 results=$1 freq=${2:-997} target_wl=${3:-deep8}
+here=$(cd "$(dirname "$0")" && pwd)
 
 grep -q '^@@BENCH ' "$results" || { echo "report: no @@BENCH lines in $results" >&2; exit 1; }
 
-awk -v freq="$freq" -v target_wl="$target_wl" '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	if (n % 2) return a[(n + 1) / 2]
-	return (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function minmax(list, want,   n, a, i, m) {
-	n = split(list, a, " ")
-	m = a[1] + 0
-	for (i = 2; i <= n; i++)
-		if ((want == "min" && a[i] + 0 < m) || (want == "max" && a[i] + 0 > m)) m = a[i] + 0
-	return m
-}
-function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
-function human(b) {
-	if (b >= 1048576) return sprintf("%.1f MiB", b / 1048576)
-	if (b >= 1024) return sprintf("%.1f KiB", b / 1024)
-	return sprintf("%d B", b)
-}
+awk -v freq="$freq" -v target_wl="$target_wl" "$(cat "$here/stats.awk")"'
 function ms(ns) { return ns < 0 ? "-" : sprintf("%.0f ms", ns / 1e6) }
 $1 == "@@BENCH-SESSION" {
 	delete f

@@ -26,22 +26,7 @@ results="$dir/results"
 "$here/report.sh" "$results" "$freq" - || exit 1
 
 # ---- targets ----
-awk -v freq="$freq" '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	if (n % 2) return a[(n + 1) / 2]
-	return (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
-function human(b) {
-	if (b >= 1048576) return sprintf("%.1f MiB", b / 1048576)
-	if (b >= 1024) return sprintf("%.1f KiB", b / 1024)
-	return sprintf("%d B", b)
-}
+awk -v freq="$freq" "$(cat "$here/stats.awk")"'
 # instructions per sample over the floor: "" when not measured
 function marg(p, wl,   base, fl) {
 	if (!(("none", wl) in el) || !(("floor", wl) in el) || !((p, wl) in el)) return ""
