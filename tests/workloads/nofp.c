@@ -44,16 +44,26 @@
 volatile unsigned long nf_sink;
 static unsigned long long deadline;
 
-/* Work that stays in this function: no frame pointer, no calls. */
-NOINLINE unsigned long nf_leaf(unsigned long x)
+/*
+ * Work an optimiser cannot remove, inlined into its caller: spin_body()
+ * (common.h) without its forced frame pointer.
+ */
+static inline __attribute__((always_inline)) unsigned long
+nf_work(unsigned long n, unsigned long x)
 {
 	unsigned long i;
 
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005UL + i;
 		__asm__ volatile("" : "+r"(x));
 	}
 	return x;
+}
+
+/* Work that stays in this function: no frame pointer, no calls. */
+NOINLINE unsigned long nf_leaf(unsigned long x)
+{
+	return nf_work(20000, x);
 }
 
 NOINLINE unsigned long nf_c(unsigned long x)
@@ -108,13 +118,7 @@ NOINLINE unsigned long nf_copy(unsigned long seed)
 
 NOINLINE unsigned long nf_cb(unsigned long x)
 {
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		x = x * 6364136223846793005UL + (unsigned long)i;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
+	return nf_work(2000, x);
 }
 
 NOINLINE unsigned long nf_via_lib(unsigned long seed)
@@ -193,13 +197,7 @@ NOINLINE unsigned long nf_aligned(unsigned long x)
 /* Where nf_tail_mid jumps: its caller is nf_tail_top. */
 NOINLINE unsigned long nf_tail_leaf(unsigned long x)
 {
-	int i;
-
-	for (i = 0; i < 4096; i++) {
-		x = x * 6364136223846793005UL + (unsigned long)i;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
+	return nf_work(4096, x);
 }
 
 NOINLINE unsigned long nf_tail_top(unsigned long x)
