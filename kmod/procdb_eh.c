@@ -50,6 +50,31 @@ static LIST_HEAD(fst_eh_kept_list);
 static DEFINE_MUTEX(fst_eh_kept_lock);
 static u64 fst_eh_kept_bytes, fst_eh_kept_nr, fst_eh_reused;
 
+/* What unwind_kb leaves beside @db's tables, in bytes (may be negative). */
+static long fst_eh_room(struct fst_procdb *db)
+{
+	return db->eh_max - atomic_long_read(&db->eh_used);
+}
+
+/* fst_eh_kept_lock held: @et off the kept list. */
+static void fst_eh_kept_unlink(struct fst_ehtab *et)
+{
+	lockdep_assert_held(&fst_eh_kept_lock);
+	list_del(&et->kept);
+	fst_eh_kept_bytes -= et->bytes;
+	fst_eh_kept_nr--;
+}
+
+/*
+ * Free a kept table: unpublished, so no walk reads it, but CPUs' rule
+ * caches may still name it (struct fst_eh_rcache).
+ */
+static void fst_eh_kept_free_one(struct fst_ehtab *et)
+{
+	fst_eh_gen_bump();
+	fst_ehtab_free(et);
+}
+
 /* fst_eh_kept_lock held: drop the oldest kept tables beyond @max bytes. */
 static void fst_eh_kept_trim(long max)
 {
@@ -58,12 +83,8 @@ static void fst_eh_kept_trim(long max)
 	lockdep_assert_held(&fst_eh_kept_lock);
 	while (fst_eh_kept_bytes > max_t(long, max, 0)) {
 		et = list_last_entry(&fst_eh_kept_list, struct fst_ehtab, kept);
-		list_del(&et->kept);
-		fst_eh_kept_bytes -= et->bytes;
-		fst_eh_kept_nr--;
-		/* Unpublished: no walk reads it, but its CPUs' entries name it. */
-		fst_eh_gen_bump();
-		fst_ehtab_free(et);
+		fst_eh_kept_unlink(et);
+		fst_eh_kept_free_one(et);
 	}
 }
 
@@ -83,12 +104,9 @@ static struct fst_ehtab *fst_eh_kept_take(u64 dev, u64 ino, struct file *file)
 		}
 	}
 	if (found) {
-		list_del(&found->kept);
-		fst_eh_kept_bytes -= found->bytes;
-		fst_eh_kept_nr--;
+		fst_eh_kept_unlink(found);
 		if (!fst_ehtab_current(found, file)) {
-			fst_eh_gen_bump();
-			fst_ehtab_free(found);
+			fst_eh_kept_free_one(found);
 			found = NULL;
 		} else {
 			fst_eh_reused++;
@@ -172,6 +190,16 @@ static void fst_eh_drop(struct fst_procdb *db, struct fst_file *f)
 	kvfree_rcu(et, rcu);
 }
 
+/* db->lock held: @et becomes @f's table, charged to unwind_kb. */
+static void fst_eh_publish(struct fst_procdb *db, struct fst_file *f,
+			   struct fst_ehtab *et)
+{
+	atomic_long_add(et->bytes, &db->eh_used);
+	db->nr_eh_tables++;
+	rcu_assign_pointer(f->ehtab, et);
+	f->eh_state = FST_EHF_BUILT;
+}
+
 /**
  * fst_procdb_eh_consider() - a scan met an executable mapping of a file
  * @db: the database
@@ -214,15 +242,11 @@ void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
 	/* An earlier record's table of the same, unchanged, file. */
 	et = fst_eh_kept_take(f->dev, f->ino, file);
 	if (et) {
-		if (atomic_long_read(&db->eh_used) + (long)et->bytes <=
-		    db->eh_max) {
-			atomic_long_add(et->bytes, &db->eh_used);
-			db->nr_eh_tables++;
-			rcu_assign_pointer(f->ehtab, et);
-			f->eh_state = FST_EHF_BUILT;
+		if ((long)et->bytes <= fst_eh_room(db)) {
+			fst_eh_publish(db, f, et);
 			return;
 		}
-		fst_eh_keep(et, f, db->eh_max - atomic_long_read(&db->eh_used));
+		fst_eh_keep(et, f, fst_eh_room(db));
 	}
 	/* Full: asked for again when a scan meets the file next time. */
 	if (db->eh_queued == FST_EH_QUEUE)
@@ -270,10 +294,7 @@ static bool fst_eh_finish(struct fst_procdb *db, struct fst_eh_req *r,
 		return false;
 	}
 	if (!err) {
-		atomic_long_add(et->bytes, &db->eh_used);
-		db->nr_eh_tables++;
-		rcu_assign_pointer(f->ehtab, et);
-		f->eh_state = FST_EHF_BUILT;
+		fst_eh_publish(db, f, et);
 		return false;
 	}
 	if (err == -EAGAIN && ++r->tries < FST_EH_TRIES &&
@@ -334,8 +355,7 @@ void fst_procdb_eh_work(struct work_struct *work)
 		mutex_unlock(&db->lock);
 
 		et = NULL;
-		err = fst_ehtab_build(r.file, max_t(long, db->eh_max -
-					atomic_long_read(&db->eh_used), 0),
+		err = fst_ehtab_build(r.file, max_t(long, fst_eh_room(db), 0),
 				      &et, &eh_err);
 
 		mutex_lock(&db->lock);
@@ -343,7 +363,7 @@ void fst_procdb_eh_work(struct work_struct *work)
 			fput(r.file);
 		/* The kept tables give way to the ones in use. */
 		mutex_lock(&fst_eh_kept_lock);
-		fst_eh_kept_trim(db->eh_max - atomic_long_read(&db->eh_used));
+		fst_eh_kept_trim(fst_eh_room(db));
 		mutex_unlock(&fst_eh_kept_lock);
 		mutex_unlock(&db->lock);
 		cond_resched();
@@ -368,8 +388,7 @@ void fst_procdb_eh_forget(struct fst_procdb *db, struct fst_file *f)
 	atomic_long_sub(et->bytes, &db->eh_used);
 	db->nr_eh_tables--;
 	/* For the next record of the file (the database's next one, too). */
-	fst_eh_keep(et, f, db->dying ? db->eh_max :
-		    db->eh_max - atomic_long_read(&db->eh_used));
+	fst_eh_keep(et, f, db->dying ? db->eh_max : fst_eh_room(db));
 }
 
 /**
