@@ -67,22 +67,27 @@ fst_ehtab_seg_of(const struct fst_ehtab *et, u64 off)
 }
 
 /*
- * A CPU's cache of the rules its walks found last, by table and file
+ * A CPU's cache of the rules its walks found last, by address space and
  * address: the same return addresses come back sample after sample, and
- * a hit costs a hash and a compare instead of a search of the table. The
- * rule is copied (a table may be freed after); the table is compared,
- * never read through the entry. An entry counts only while fst_eh_gen is
- * what it was filled under: it grows when a published table is dropped,
- * before the table can be freed, so that a new table allocated where a
- * dropped one was never meets the old one's entries. Used by the timer
- * and the sched_switch probe of its CPU, both with interrupts off.
+ * a hit costs a hash and a compare instead of finding the mapping, its
+ * table and the rule. The key is the address looked up and the seq of the
+ * maps it was found through, which names one publication of one process's
+ * maps and is never reused: new maps, new keys. The rule is copied (its
+ * table may be freed after). A table dropped while maps that name its
+ * file stay published (a rewritten file, unwind_kb) must not go on being
+ * read through copies: an entry counts only while fst_eh_gen is what it
+ * was filled under, and it grows when a published table is dropped.
+ * Two ways: a stack's dozen addresses must not evict each other. Used by
+ * the timer and the sched_switch probe of its CPU, both with interrupts
+ * off.
  */
 #define FST_EH_RCACHE_BITS	8
+#define FST_EH_RCACHE_WAYS	2
 
 struct fst_eh_rcache {
 	struct fst_eh_rcache_ent {
-		const struct fst_ehtab *et;
-		u64 vaddr;
+		u64 look;	/* a PC, or a return address - 1 */
+		u64 maps_seq;	/* struct fst_maps.seq, 0: empty */
 		u32 gen;
 		struct fst_eh_rule r;
 	} e[1 << FST_EH_RCACHE_BITS];

@@ -721,6 +721,9 @@ static bool fst_overlaps(const struct fst_map *m, const struct fst_scan_ent *v,
 	return *cur < n && v[*cur].start < m->end;
 }
 
+/* The last struct fst_maps.seq handed out. */
+static atomic64_t fst_maps_seq = ATOMIC64_INIT(0);
+
 /*
  * db->lock held. Publishes the maps of @p: what this scan saw, plus the
  * mappings of earlier scans that nothing now overlaps (code the process
@@ -774,6 +777,7 @@ static void fst_proc_publish(struct fst_procdb *db, struct fst_proc *p,
 		}
 	}
 	new->nr = nr;
+	new->seq = atomic64_inc_return(&fst_maps_seq);
 	rcu_assign_pointer(p->maps, new);
 	clear_bit(FST_PROC_NOMAPS, &p->bits);
 	if (old) {

@@ -89,6 +89,12 @@ struct fst_map {
 
 struct fst_maps {
 	struct rcu_head rcu;
+	/*
+	 * Names this publication of a process's maps: unique for the
+	 * module's life, never 0 (fst_proc_publish()). The unwind walk's
+	 * rule cache is keyed by it (struct fst_eh_rcache).
+	 */
+	u64 seq;
 	u32 nr;
 	struct fst_map map[];	/* sorted by start, non-overlapping */
 };

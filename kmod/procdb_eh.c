@@ -66,8 +66,10 @@ static void fst_eh_kept_unlink(struct fst_ehtab *et)
 }
 
 /*
- * Free a kept table: unpublished, so no walk reads it, but CPUs' rule
- * caches may still name it (struct fst_eh_rcache).
+ * Free a kept table: unpublished, so no walk reads it. CPUs' rule caches
+ * hold copies of its rules under maps that are gone, and lose them too
+ * (struct fst_eh_rcache): cheap, and no reasoning about when those maps
+ * went is needed.
  */
 static void fst_eh_kept_free_one(struct fst_ehtab *et)
 {

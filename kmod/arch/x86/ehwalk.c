@@ -13,7 +13,9 @@
  * Memory is read as fst_walk_user() reads it: range-checked loads with page
  * faults disabled, in one user-access section.
  */
+#include <linux/build_bug.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -26,6 +28,12 @@
 
 /* The highest address a word is read at (see FST_UFRAME_MAX in unwind.c). */
 #define FST_EH_UADDR_MAX	(TASK_SIZE_MAX - sizeof(unsigned long))
+
+/*
+ * A CFA in [FST_EH_OFF_SPAN, FST_EH_UADDR_MAX - FST_EH_OFF_SPAN] can be
+ * read at any s16 offset, as rules give them, without a check per load.
+ */
+#define FST_EH_OFF_SPAN		0x8000UL
 
 /* DWARF register numbers of x86-64. */
 #define FST_DW_FP	6
@@ -68,39 +76,27 @@ static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsi
 }
 
 /*
- * What the last lookup found, for the next frame's: the mapping, its table
- * and segment, and the address looked up with its rule. Recursion returns
- * to the same address frame after frame: it costs a compare.
+ * What the last search found, for the next frame's: the mapping, its table
+ * and segment. A stack's frames are mostly in a few files.
  */
 struct fst_eh_cursor {
 	const struct fst_map *m;
 	const struct fst_ehtab *et;
 	const struct fst_ehtab_seg *seg;
-	unsigned long look;
-	const struct fst_eh_rule *r;
 };
 
 /*
- * Hard-irq: the rule for @pc, a PC (@exact) or a return address (looked up
- * one byte before: the call, which may be a function's last instruction),
- * through the cursor @c of the walk; NULL where no table covers it. Inline,
- * with everything it uses, and no lockdep check (rcu_dereference_raw():
- * the caller holds rcu_read_lock()): it runs in a user-access section,
- * where objtool allows no call.
+ * Hard-irq: the rule for user address @look in @maps, searched for through
+ * the cursor @c: its mapping, the file's table, the segment, the row; NULL
+ * where no table covers it.
  */
 static __always_inline const struct fst_eh_rule *
-fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
-	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc, u32 gen,
-	       unsigned long pc, bool exact)
+fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
+		   struct fst_eh_cursor *c, unsigned long look)
 {
-	unsigned long look = exact ? pc : pc - 1;
-	const struct fst_eh_rule *r;
-	struct fst_eh_rcache_ent *e;
 	const struct fst_file *f;
-	u64 off, vaddr;
+	u64 off;
 
-	if (look == c->look && c->r)
-		return c->r;
 	if (!c->m || look < c->m->start || look >= c->m->end) {
 		c->m = fst_maps_find(maps, look);
 		c->et = NULL;
@@ -117,28 +113,52 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps,
 		if (!c->seg)
 			return NULL;
 	}
-	vaddr = off + c->seg->delta;
-	c->look = look;
-	if (!rc) {
-		c->r = fst_eh_find(&c->et->t, vaddr);
-		return c->r;
-	}
-	/* Hashed by address and table; pointer arithmetic, no subscript. */
-	e = rc->e + (u32)(((vaddr ^ (unsigned long)c->et) * GOLDEN_RATIO_64) >>
-			  (64 - FST_EH_RCACHE_BITS));
-	if (e->vaddr == vaddr && e->et == c->et && e->gen == gen) {
-		c->r = &e->r;
-		return c->r;
-	}
-	r = fst_eh_find(&c->et->t, vaddr);
-	if (r) {
-		e->et = c->et;
-		e->vaddr = vaddr;
-		e->gen = gen;
-		e->r = *r;
-	}
-	c->r = r;
-	return r;
+	return fst_eh_find(&c->et->t, off + c->seg->delta);
+}
+
+/*
+ * Hard-irq: the rule for user address @look (a PC, or a return address
+ * minus one: the call, which may be a function's last instruction) in
+ * @maps (NULL: none), whose seq is @seq: from this CPU's cache @rc when it
+ * has it, else searched for and cached. NULL where no table covers it.
+ * Inline, with everything it uses, and no lockdep check
+ * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
+ * user-access section, where objtool allows no call.
+ */
+static __always_inline const struct fst_eh_rule *
+fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
+	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc, u32 gen,
+	       unsigned long look)
+{
+	const struct fst_eh_rule *r;
+	struct fst_eh_rcache_ent *e;
+
+	static_assert(FST_EH_RCACHE_WAYS == 2);
+	if (!maps)
+		return NULL;
+	if (!rc)
+		return fst_eh_rule_search(db, maps, c, look);
+	/* The set's first entry; pointer arithmetic, no subscript. */
+	e = rc->e + FST_EH_RCACHE_WAYS *
+		(u32)(((look ^ seq) * GOLDEN_RATIO_64) >>
+		      (64 - FST_EH_RCACHE_BITS + ilog2(FST_EH_RCACHE_WAYS)));
+	if (e->look == look && e->maps_seq == seq && e->gen == gen)
+		return &e->r;
+	if (e[1].look == look && e[1].maps_seq == seq && e[1].gen == gen)
+		return &e[1].r;
+	r = fst_eh_rule_search(db, maps, c, look);
+	if (!r)
+		return NULL;
+	/* The set's newest first: the older goes to the second way. */
+	e[1].look = e->look;
+	e[1].maps_seq = e->maps_seq;
+	e[1].gen = e->gen;
+	e[1].r = e->r;
+	e->look = look;
+	e->maps_seq = seq;
+	e->gen = gen;
+	e->r = *r;
+	return &e->r;
 }
 
 /**
@@ -168,6 +188,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	const struct fst_eh_rule *r;
 	struct fst_eh_cursor cur = { };
 	const struct fst_maps *maps;
+	u64 seq;
 	u32 gen;
 	bool fp_ok = true, first = true, exact = true;
 	bool by_table = false, by_fp = false;
@@ -189,12 +210,14 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	rcu_read_lock();
 	p = fst_procdb_proc(db, id);
 	maps = p ? rcu_dereference(p->maps) : NULL;
+	seq = maps ? maps->seq : 0;
 	pagefault_disable();
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
 	while (n < max) {
-		r = fst_eh_rule_at(db, maps, &cur, rc, gen, pc, exact);
+		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen,
+				   exact ? pc : pc - 1);
 		/* Most frames: CFA = SP + n, or FP + n. */
 		if (likely(r && r->kind == FST_EH_CFA &&
 			   (r->reg == FST_DW_SP ||
@@ -277,14 +300,19 @@ have_cfa:
 			*stop = FLAMESTAT_UNWIND_STOP_BAD;
 			break;
 		}
-		unsafe_get_user(ra, fst_uword(cfa + r->ra_off), efault);
-		if (r->fp_off == FST_EH_FP_LOST)
+		/* Near either end, a load could leave user space: a fault. */
+		if (cfa - FST_EH_OFF_SPAN > FST_EH_UADDR_MAX - 2 * FST_EH_OFF_SPAN)
+			goto efault;
+		unsafe_get_user(ra, (const unsigned long __user *)(cfa + r->ra_off),
+				efault);
+		if (r->fp_off == FST_EH_FP_LOST) {
 			fp_ok = false;
-		else if (r->fp_off != FST_EH_FP_SAME)
-			unsafe_get_user(fp, fst_uword(cfa + r->fp_off), efault);
-		/* Restored from its save slot: known again. */
-		fp_ok |= r->fp_off != FST_EH_FP_SAME &&
-			 r->fp_off != FST_EH_FP_LOST;
+		} else if (r->fp_off != FST_EH_FP_SAME) {
+			unsafe_get_user(fp, (const unsigned long __user *)
+					(cfa + r->fp_off), efault);
+			/* Restored from its save slot: known again. */
+			fp_ok = true;
+		}
 		by_table = true;
 		if (!ra)
 			break;
