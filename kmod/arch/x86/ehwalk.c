@@ -75,6 +75,29 @@ static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsi
 	}
 }
 
+/* What a lookup gives where no table covers the address. */
+static const struct fst_eh_rule fst_eh_no_rule = { .kind = FST_EH_NONE };
+
+/*
+ * The maps of a process without any (none read yet): no mapping, and seq
+ * 0, which no published maps has. A cache entry never filled (zeroes)
+ * matches it only for address 0, and then gives a rule of kind 0, which
+ * is FST_EH_NONE, as fst_eh_no_rule: the same walk.
+ */
+static const struct fst_maps fst_eh_no_maps;
+static_assert(FST_EH_NONE == 0);
+
+/* The shape of most rules: CFA = SP + n. */
+static const struct fst_eh_rule fst_eh_sp_rule = {
+	.kind = FST_EH_CFA, .reg = FST_DW_SP,
+};
+
+/* A rule's kind and register as one number, for one compare. */
+static __always_inline u16 fst_eh_kind_reg(const struct fst_eh_rule *r)
+{
+	return r->kind | r->reg << 8;
+}
+
 /*
  * What the last search found, for the next frame's: the mapping, its table
  * and segment. A stack's frames are mostly in a few files.
@@ -87,13 +110,14 @@ struct fst_eh_cursor {
 
 /*
  * Hard-irq: the rule for user address @look in @maps, searched for through
- * the cursor @c: its mapping, the file's table, the segment, the row; NULL
- * where no table covers it.
+ * the cursor @c: its mapping, the file's table, the segment, the row;
+ * fst_eh_no_rule where no table covers it.
  */
 static __always_inline const struct fst_eh_rule *
 fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
 		   struct fst_eh_cursor *c, unsigned long look)
 {
+	const struct fst_eh_rule *r;
 	const struct fst_file *f;
 	u64 off;
 
@@ -106,21 +130,23 @@ fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
 			c->et = rcu_dereference_raw(f->ehtab);
 	}
 	if (!c->et)
-		return NULL;
+		return &fst_eh_no_rule;
 	off = look - c->m->start + c->m->pgoff;
 	if (!c->seg || off < c->seg->off || off >= c->seg->end) {
 		c->seg = fst_ehtab_seg_of(c->et, off);
 		if (!c->seg)
-			return NULL;
+			return &fst_eh_no_rule;
 	}
-	return fst_eh_find(&c->et->t, off + c->seg->delta);
+	r = fst_eh_find(&c->et->t, off + c->seg->delta);
+	return r ? r : &fst_eh_no_rule;
 }
 
 /*
  * Hard-irq: the rule for user address @look (a PC, or a return address
  * minus one: the call, which may be a function's last instruction) in
- * @maps (NULL: none), whose seq is @seq: from this CPU's cache @rc when it
- * has it, else searched for and cached. NULL where no table covers it.
+ * @maps (fst_eh_no_maps: none), whose seq is @seq: from this CPU's cache @rc when it
+ * has it, else searched for and cached; fst_eh_no_rule (never NULL, so
+ * that the hot path tests nothing more) where no table covers it.
  * Inline, with everything it uses, and no lockdep check
  * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
  * user-access section, where objtool allows no call.
@@ -134,8 +160,6 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
 	struct fst_eh_rcache_ent *e;
 
 	static_assert(FST_EH_RCACHE_WAYS == 2);
-	if (!maps)
-		return NULL;
 	if (!rc)
 		return fst_eh_rule_search(db, maps, c, look);
 	/* The set's first entry; pointer arithmetic, no subscript. */
@@ -147,8 +171,8 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
 	if (e[1].look == look && e[1].maps_seq == seq && e[1].gen == gen)
 		return &e[1].r;
 	r = fst_eh_rule_search(db, maps, c, look);
-	if (!r)
-		return NULL;
+	if (r == &fst_eh_no_rule)
+		return r;
 	/* The set's newest first: the older goes to the second way. */
 	e[1].look = e->look;
 	e[1].maps_seq = e->maps_seq;
@@ -184,13 +208,20 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      struct fst_eh_rcache *rc, int *stop)
 {
 	unsigned long pc = regs->ip, sp = regs->sp, fp = regs->bp, probe;
+	/*
+	 * The address looked up for pc: pc itself where it is the sample's
+	 * own or the one a signal interrupted, else pc - 1 (pc is a return
+	 * address, and the call before it may be its function's last
+	 * instruction).
+	 */
+	unsigned long look = pc;
 	unsigned long cfa, base, ra, nfp;
 	const struct fst_eh_rule *r;
 	struct fst_eh_cursor cur = { };
 	const struct fst_maps *maps;
 	u64 seq;
 	u32 gen;
-	bool fp_ok = true, first = true, exact = true;
+	bool fp_ok = true;
 	bool by_table = false, by_fp = false;
 	struct fst_proc *p;
 	unsigned int n = 0;
@@ -210,25 +241,30 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	rcu_read_lock();
 	p = fst_procdb_proc(db, id);
 	maps = p ? rcu_dereference(p->maps) : NULL;
-	seq = maps ? maps->seq : 0;
+	if (!maps)
+		maps = &fst_eh_no_maps;
+	seq = maps->seq;
 	pagefault_disable();
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
 	while (n < max) {
 		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen,
-				   exact ? pc : pc - 1);
-		/* Most frames: CFA = SP + n, or FP + n. */
-		if (likely(r && r->kind == FST_EH_CFA &&
-			   (r->reg == FST_DW_SP ||
-			    (r->reg == FST_DW_FP && fp_ok)))) {
-			cfa = (r->reg == FST_DW_SP ? sp : fp) + r->cfa_off;
+				   look);
+		/* Most frames: CFA = SP + n (one compare: kind and register). */
+		if (likely(fst_eh_kind_reg(r) == fst_eh_kind_reg(&fst_eh_sp_rule))) {
+			cfa = sp + r->cfa_off;
 			goto have_cfa;
 		}
-		if (!r || r->kind == FST_EH_NONE ||
+		/* Or FP + n. */
+		if (r->kind == FST_EH_CFA && r->reg == FST_DW_FP && fp_ok) {
+			cfa = fp + r->cfa_off;
+			goto have_cfa;
+		}
+		if (r->kind == FST_EH_NONE ||
 		    (r->kind == FST_EH_UNSUP && !tables_only)) {
 			if (tables_only || !fp_ok) {
-				*stop = r && r->kind == FST_EH_UNSUP ?
+				*stop = r->kind == FST_EH_UNSUP ?
 					FLAMESTAT_UNWIND_STOP_UNSUP :
 					FLAMESTAT_UNWIND_STOP_NO_TABLE;
 				break;
@@ -247,8 +283,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			sp = fp + 2 * sizeof(long);
 			fp = nfp;
 			pc = ra;
-			exact = false;
-			first = false;
+			look = ra - 1;
 			continue;
 		}
 		if (r->kind == FST_EH_STOP)
@@ -271,8 +306,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			sp = cfa;
 			pc = ra;
 			/* The interrupted PC is exact, not after a call. */
-			exact = true;
-			first = false;
+			look = ra;
 			continue;
 		}
 		if (r->kind == FST_EH_PLT) {
@@ -282,7 +316,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 				base = sp;
 			} else if (r->reg == FST_DW_FP && fp_ok) {
 				base = fp;
-			} else if (first && r->reg != FST_DW_FP) {
+			} else if (n == 1 && r->reg != FST_DW_FP) {
 				base = fst_dw_reg(regs, r->reg);
 			} else {
 				*stop = FLAMESTAT_UNWIND_STOP_REG;
@@ -319,8 +353,7 @@ have_cfa:
 		frames[n++] = ra;
 		sp = cfa;
 		pc = ra;
-		exact = false;
-		first = false;
+		look = ra - 1;
 	}
 	if (n == max && *stop < 0)
 		*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
