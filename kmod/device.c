@@ -559,7 +559,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		[FLAMESTAT_UNWIND_FAIL_MEM] = "memory",
 	};
 	struct flamestat_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
-	u64 kept_tables, kept_bytes, kept_reused;
+	u64 kept_tables, kept_bytes, kept_reused, eh_peak;
 	struct fst_kcache_counts kc;
 	int i, n;
 
@@ -608,10 +608,11 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 		n += sysfs_emit_at(buf, n, "unwind_failed_%s %llu\n",
 				   fail_names[i], st->unwind_failed[i]);
 	/* Not in struct flamestat_stats: tables kept across records. */
-	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused);
+	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused,
+				 &eh_peak);
 	n += sysfs_emit_at(buf, n,
-			   "unwind_kept_tables %llu\nunwind_kept_bytes %llu\nunwind_reused %llu\n",
-			   kept_tables, kept_bytes, kept_reused);
+			   "unwind_kept_tables %llu\nunwind_kept_bytes %llu\nunwind_reused %llu\nunwind_peak_bytes %llu\n",
+			   kept_tables, kept_bytes, kept_reused, eh_peak);
 	/* Since the module was loaded; not in struct flamestat_stats. */
 	fst_kcache_counts(FST_KCACHE_SWITCH, &kc);
 	n += sysfs_emit_at(buf, n,

@@ -184,7 +184,7 @@ static size_t fst_ehtab_size(u32 rows, u32 blocks, u32 rules)
 /**
  * fst_ehtab_build() - build the unwind table of a mapped file
  * @file: the file
- * @max_bytes: the most the table may take (what unwind_kb has left)
+ * @budget: asked for the table's bytes before they are allocated
  * @out: set to the table
  * @eh_err: set to the builder's enum fst_eh_error when it refused the file
  *
@@ -193,9 +193,10 @@ static size_t fst_ehtab_size(u32 rows, u32 blocks, u32 rules)
  * started where that is safe: try again later); -ENOEXEC for a file with
  * no .eh_frame_hdr or not for this architecture; -EINVAL when the
  * builder refused it (@eh_err says why); -E2BIG past the limits;
- * -ENOSPC past @max_bytes; -ENOMEM.
+ * -ENOSPC when @budget said no; -ENOMEM. A table built is reserved in
+ * @budget; nothing else is.
  */
-int fst_ehtab_build(struct file *file, size_t max_bytes,
+int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 		    struct fst_ehtab **out, int *eh_err)
 {
 	struct inode *inode = file_inode(file);
@@ -209,7 +210,7 @@ int fst_ehtab_build(struct file *file, size_t max_bytes,
 	u8 *hdr = NULL, *frame = NULL;
 	u64 frame_vaddr, size = i_size_read(inode);
 	u32 fdes, rows, blocks, i;
-	size_t bytes;
+	size_t bytes, reserved = 0;
 	int err;
 
 	*eh_err = FST_EH_OK;
@@ -265,8 +266,9 @@ int fst_ehtab_build(struct file *file, size_t max_bytes,
 	blocks = fst_eh_blocks(&t);
 	bytes = fst_ehtab_size(rows, blocks, t.nr_rules);
 	err = -ENOSPC;
-	if (bytes > max_bytes)
+	if (!budget->reserve(budget, bytes))
 		goto out;
+	reserved = bytes;
 	err = -ENOMEM;
 	et = kvzalloc(bytes, GFP_KERNEL);
 	if (!et)
@@ -298,6 +300,8 @@ int fst_ehtab_build(struct file *file, size_t max_bytes,
 	et = NULL;
 	err = 0;
 out:
+	if (err && reserved)
+		budget->release(budget, reserved);
 	kvfree(et);
 	kfree(o.hash);
 	kfree(o.rules);

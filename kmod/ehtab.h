@@ -103,7 +103,17 @@ static inline void fst_eh_gen_bump(void)
 	atomic_inc(&fst_eh_gen);
 }
 
-int fst_ehtab_build(struct file *file, size_t max_bytes,
+/*
+ * What a table may take (fst_ehtab_build()): reserve() is asked for its
+ * bytes once they are known, before the allocation, and may say no;
+ * release() gives back a reservation whose build then failed.
+ */
+struct fst_ehtab_budget {
+	bool (*reserve)(struct fst_ehtab_budget *b, size_t bytes);
+	void (*release)(struct fst_ehtab_budget *b, size_t bytes);
+};
+
+int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 		    struct fst_ehtab **out, int *eh_err);
 bool fst_ehtab_current(const struct fst_ehtab *et, struct file *file);
 void fst_ehtab_free(struct fst_ehtab *et);

@@ -385,7 +385,9 @@ void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
 void fst_procdb_eh_work(struct work_struct *work);
 void fst_procdb_eh_forget(struct fst_procdb *db, struct fst_file *f);
 void fst_procdb_eh_stop(struct fst_procdb *db);
-void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused);
+void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused,
+			      u64 *peak);
+long fst_procdb_eh_held(void);
 void fst_procdb_eh_kept_free(void);
 
 /* buildid.c */

@@ -23,6 +23,12 @@
  * by table from its first samples and builds nothing. The tables kept are
  * bounded by what unwind_kb leaves beside the database's own, oldest
  * dropped first, and freed at unload.
+ *
+ * unwind_kb bounds every table that exists, module-wide: those of every
+ * database (an old one may outlive a reset while a reader copies it),
+ * the kept ones and the one being built. A build reserves its table's
+ * bytes before it allocates them; kept tables give way first, oldest
+ * first, and without room the build fails (unwind_failed_mem).
  */
 #include <linux/errno.h>
 #include <linux/file.h>
@@ -49,6 +55,11 @@ atomic_t fst_eh_gen = ATOMIC_INIT(0);
 static LIST_HEAD(fst_eh_kept_list);
 static DEFINE_MUTEX(fst_eh_kept_lock);
 static u64 fst_eh_kept_bytes, fst_eh_kept_nr, fst_eh_reused;
+/*
+ * Bytes of every table that exists (see above), and the most there ever
+ * were since the module was loaded; fst_eh_kept_lock.
+ */
+static long fst_eh_held, fst_eh_held_peak;
 
 /* What unwind_kb leaves beside @db's tables, in bytes (may be negative). */
 static long fst_eh_room(struct fst_procdb *db)
@@ -73,8 +84,18 @@ static void fst_eh_kept_unlink(struct fst_ehtab *et)
  */
 static void fst_eh_kept_free_one(struct fst_ehtab *et)
 {
+	lockdep_assert_held(&fst_eh_kept_lock);
+	fst_eh_held -= et->bytes;
 	fst_eh_gen_bump();
 	fst_ehtab_free(et);
+}
+
+/* A table, or a reservation for one, that no longer holds memory. */
+static void fst_eh_release(size_t bytes)
+{
+	mutex_lock(&fst_eh_kept_lock);
+	fst_eh_held -= bytes;
+	mutex_unlock(&fst_eh_kept_lock);
 }
 
 /* fst_eh_kept_lock held: drop the oldest kept tables beyond @max bytes. */
@@ -135,20 +156,73 @@ static void fst_eh_keep(struct fst_ehtab *et, const struct fst_file *f,
 	mutex_unlock(&fst_eh_kept_lock);
 }
 
+/* A build's budget: unwind_kb (db->eh_max) for all tables together. */
+struct fst_eh_budget {
+	struct fst_ehtab_budget b;
+	struct fst_procdb *db;
+};
+
+static bool fst_eh_budget_reserve(struct fst_ehtab_budget *b, size_t bytes)
+{
+	long max = container_of(b, struct fst_eh_budget, b)->db->eh_max;
+	struct fst_ehtab *et;
+	bool ok;
+
+	mutex_lock(&fst_eh_kept_lock);
+	while (fst_eh_held + (long)bytes > max &&
+	       !list_empty(&fst_eh_kept_list)) {
+		et = list_last_entry(&fst_eh_kept_list, struct fst_ehtab, kept);
+		fst_eh_kept_unlink(et);
+		fst_eh_kept_free_one(et);
+	}
+	ok = fst_eh_held + (long)bytes <= max;
+	if (ok) {
+		fst_eh_held += bytes;
+		fst_eh_held_peak = max(fst_eh_held_peak, fst_eh_held);
+	}
+	mutex_unlock(&fst_eh_kept_lock);
+	return ok;
+}
+
+static void fst_eh_budget_release(struct fst_ehtab_budget *b, size_t bytes)
+{
+	fst_eh_release(bytes);
+}
+
+/**
+ * fst_procdb_eh_held() - bytes of every unwind table that exists
+ *
+ * Context: process context.
+ * Return: the tables of every database, the kept ones and the one being
+ * built, which unwind_kb bounds.
+ */
+long fst_procdb_eh_held(void)
+{
+	long held;
+
+	mutex_lock(&fst_eh_kept_lock);
+	held = fst_eh_held;
+	mutex_unlock(&fst_eh_kept_lock);
+	return held;
+}
+
 /**
  * fst_procdb_eh_kept_stats() - the tables kept for records to come
  * @tables: how many
  * @bytes: their memory
  * @reused: tables taken over by a new record since the module was loaded
+ * @peak: the most bytes all tables together ever held since then
  *
  * Context: process context.
  */
-void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused)
+void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused,
+			      u64 *peak)
 {
 	mutex_lock(&fst_eh_kept_lock);
 	*tables = fst_eh_kept_nr;
 	*bytes = fst_eh_kept_bytes;
 	*reused = fst_eh_reused;
+	*peak = fst_eh_held_peak;
 	mutex_unlock(&fst_eh_kept_lock);
 }
 
@@ -161,6 +235,8 @@ void fst_procdb_eh_kept_free(void)
 {
 	mutex_lock(&fst_eh_kept_lock);
 	fst_eh_kept_trim(0);
+	/* Every database is gone: a table still counted was lost. */
+	WARN_ON_ONCE(fst_eh_held);
 	mutex_unlock(&fst_eh_kept_lock);
 }
 
@@ -189,6 +265,7 @@ static void fst_eh_drop(struct fst_procdb *db, struct fst_file *f)
 	fst_eh_gen_bump();
 	atomic_long_sub(et->bytes, &db->eh_used);
 	db->nr_eh_tables--;
+	fst_eh_release(et->bytes);
 	kvfree_rcu(et, rcu);
 }
 
@@ -292,6 +369,8 @@ static bool fst_eh_finish(struct fst_procdb *db, struct fst_eh_req *r,
 	if (!f || f->eh_state != FST_EHF_QUEUED ||
 	    f->dev != new_encode_dev(inode->i_sb->s_dev) ||
 	    f->ino != inode->i_ino) {
+		if (et)
+			fst_eh_release(et->bytes);
 		fst_ehtab_free(et);
 		return false;
 	}
@@ -329,6 +408,11 @@ void fst_procdb_eh_work(struct work_struct *work)
 {
 	struct fst_procdb *db = container_of(to_delayed_work(work),
 					     struct fst_procdb, eh_work);
+	struct fst_eh_budget budget = {
+		.b.reserve = fst_eh_budget_reserve,
+		.b.release = fst_eh_budget_release,
+		.db = db,
+	};
 	unsigned long now, wait;
 	struct fst_ehtab *et;
 	struct fst_eh_req r;
@@ -357,8 +441,7 @@ void fst_procdb_eh_work(struct work_struct *work)
 		mutex_unlock(&db->lock);
 
 		et = NULL;
-		err = fst_ehtab_build(r.file, max_t(long, fst_eh_room(db), 0),
-				      &et, &eh_err);
+		err = fst_ehtab_build(r.file, &budget.b, &et, &eh_err);
 
 		mutex_lock(&db->lock);
 		if (!fst_eh_finish(db, &r, et, err))

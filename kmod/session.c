@@ -556,7 +556,7 @@ void fst_get_stats(struct flamestat_stats *st)
 	struct fst_table *agg = &sess.agg.table;
 	struct fst_procdb *db;
 	unsigned int cpu, i;
-	u64 used = 0, total = 0, kept_tables, kept_bytes, kept_reused;
+	u64 used = 0, total = 0;
 
 	memset(st, 0, sizeof(*st));
 	mutex_lock(&sess.ctl_lock);
@@ -597,11 +597,12 @@ void fst_get_stats(struct flamestat_stats *st)
 	st->nr_cpus = s->running ? fst_sampler_nr_cpus(s) : 0;
 	total += fst_table_bytes(agg) + fst_procdb_bytes(db) + db->mem_max +
 		 db->eh_max + fst_offcpu_bytes(s);
-	/* Kept tables and the database's own share unwind_kb (eh_max). */
-	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused);
+	/*
+	 * Every unwind table, the database's own, kept ones and any other's,
+	 * within unwind_kb (eh_max).
+	 */
 	used += agg->used * sizeof(u64) + fst_procdb_bytes(db) +
-		atomic_long_read(&db->mem_used) +
-		atomic_long_read(&db->eh_used) + kept_bytes +
+		atomic_long_read(&db->mem_used) + fst_procdb_eh_held() +
 		fst_offcpu_bytes(s);
 	st->mem_used = used;
 	st->mem_total = total;

@@ -69,7 +69,7 @@ done
 # Nor 57-offcpu-disk: on 5.10 with the host loaded, 20% of fsync's
 # off-CPU time was runqueue waits (R, cond_resched in writeback) against
 # its 90% in D; its state split depends on the kernel and the load.
-core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 26-nofp 26-nofp-edges 29-unwind-rewrite
+core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 26-nofp 26-nofp-edges 29-unwind-rewrite 29-unwind-bound
 	30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
 	56-offcpu 63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
