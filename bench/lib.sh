@@ -8,14 +8,15 @@
 # generated guest test, without .sh), and defines say MESSAGE.
 
 # boot PHASE [boot.sh options]: runs the guest; its @@BENCH lines go to
-# $WORK/PHASE/results, printed as they come.
+# $WORK/PHASE/results, printed as they come. norandmaps: every process of
+# the guest at the same addresses from init on (see guest.sh's main).
 boot() {
 	local phase=$1 dir="$WORK/$1" rc
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	"$TOP/tests/vm/boot.sh" --rootfs "$img" -o "$dir/vm" --mem 2048 --disk-mb 256 \
-		--append "fs.bench=$phase" "$@" >"$dir/boot.log" 2>&1 &
+		--append "fs.bench=$phase norandmaps" "$@" >"$dir/boot.log" 2>&1 &
 	local guest=$!
 	# Progress as it comes; tail ends by itself once the guest is gone.
 	tail -n +1 -F --pid="$guest" "$dir/vm/channel.log" 2>/dev/null |

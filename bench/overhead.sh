@@ -226,6 +226,8 @@ profile)
 unwind)
 	BENCH_PROFILERS="none floor flamestat fsfp perf perfdwarf"
 	BENCH_REPEATS=$repeats
+	BENCH_KEEP=all
+	BENCH_WARMUP_RECORD=1
 	BENCH_WORKLOADS='$UNWIND_WORKLOADS' ;;
 groundtruth)
 	BENCH_PROFILERS=none

@@ -24,7 +24,8 @@
 #   BENCH_FREQ       sampling rate (997)
 #   BENCH_DIR        where the benchmark's helpers are (timeit, floor
 #                    module, FlameGraph scripts)
-#   BENCH_KEEP       profiles to keep as artifacts: "first" (rep 1) or "none"
+#   BENCH_KEEP       profiles to keep as artifacts: "first" (rep 1), "all"
+#                    (rep 1, and every later repeat's folded stacks) or "none"
 #   BENCH_KALLSYMS   1: save /proc/kallsyms (floor module loaded) as an
 #                    artifact, for insnprof-report.sh
 #   BENCH_DIRECT     1: timeit runs the workload itself, not through sh -c
@@ -150,8 +151,15 @@ report() { # samples ubytes dbytes post_ns [extra]
 	echo "@@BENCH prof=$PROF wl=$WL rep=$REP $TIMES samples=$1 ubytes=$2 dbytes=$3 post_ns=$4 timed=$TIMED${5:+ $5}"
 }
 
-keep() { # FILE NAME: save as an artifact on the first repeat
-	[ "$BENCH_KEEP" = first ] && [ "$REP" = 1 ] && [ -f "$1" ] || return 0
+# keep FILE NAME: save as an artifact on the first repeat; BENCH_KEEP=all:
+# later repeats' folded stacks too, as NAME with .repN before .folded.
+keep() {
+	[ -f "$1" ] || return 0
+	case "$BENCH_KEEP:$REP:$2" in
+	first:1:* | all:1:*) ;;
+	all:*:*.folded) set -- "$1" "${2%.folded}.rep$REP.folded" ;;
+	*) return 0 ;;
+	esac
 	mkdir -p "$FS_ARTIFACTS"
 	cp "$1" "$FS_ARTIFACTS/$2"
 }
@@ -361,7 +369,14 @@ bcc_finish() {
 
 # ---- main ----
 
-# The same addresses every run: fewer differences between repeats.
+# The same addresses every run: fewer differences between repeats. The
+# host side boots with norandmaps, so that this shell and its parents are
+# not randomized either: perf keeps the maps a process inherits at fork
+# across its exec, and its dwarf unwinding takes a file's lowest mapping
+# as its base, so a parent's randomized libc below the workload's put
+# libc's unwind table in the wrong place, and perf --call-graph dwarf
+# stopped at the first libc frame. This write is for guests booted
+# without it.
 echo 0 >/proc/sys/kernel/randomize_va_space 2>/dev/null
 msg "guest $(uname -r), $(nproc) CPU(s), profilers: $BENCH_PROFILERS"
 if command -v flamestat >/dev/null; then
@@ -404,14 +419,29 @@ if [ "${BENCH_ENTRY:-0}" = 1 ]; then
 fi
 # Warm-up: each workload once, untimed, so that every measured run finds
 # the same page cache and the same kernel state (first runs fault in and
-# activate pages that later runs do not).
+# activate pages that later runs do not). BENCH_WARMUP_RECORD=1: under a
+# flamestat recording, so that the unwind tables of the workloads' files
+# are built before the first measured run, as in a recording that has
+# run for a while (the module keeps them across recordings): the unwind
+# phase measures the walk, and the build is measured on its own
+# (make bench: bench/30-unwind-tables.sh).
+warm_pid=
+if [ "${BENCH_WARMUP:-1}" = 1 ] && [ "${BENCH_WARMUP_RECORD:-0}" = 1 ]; then
+	flamestat record -a -q -F "$BENCH_FREQ" -o "$W/warm.svg" 2>"$W/warm.err" &
+	warm_pid=$!
+	wait_until 60 fs_running || err "the warm-up recording did not start: $(head -c 300 "$W/warm.err")"
+fi
 while IFS= read -r spec; do
 	if [ -z "$spec" ] || [ "${BENCH_WARMUP:-1}" != 1 ]; then
 		continue
 	fi
-	msg "warm-up ${spec%%=*}"
+	msg "warm-up ${spec%%=*}${warm_pid:+ (recorded)}"
 	sh -c "${spec#*=}" </dev/null >/dev/null 2>&1
 done <"$W/workloads"
+if [ -n "$warm_pid" ]; then
+	stop "$warm_pid"
+	rm -f "$W/warm.svg"
+fi
 
 # run_all PROFILERS: every repeat of every workload under each of them.
 run_all() {

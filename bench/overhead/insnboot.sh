@@ -38,7 +38,7 @@ EOF
 chmod 755 "$dir/bin/qemu-system-x86_64"
 
 PATH="$dir/bin:$PATH" "$TOP/tests/vm/boot.sh" --rootfs "$img" -o "$dir/vm" --mem 2048 \
-	--disk-mb 256 --smp 1 --icount --append "fs.bench=$mode nokaslr" >"$dir/boot.log" 2>&1
+	--disk-mb 256 --smp 1 --icount --append "fs.bench=$mode nokaslr norandmaps" >"$dir/boot.log" 2>&1
 rc=$?
 tr -d '\r' <"$dir/vm/channel.log" | grep -a '^@@BENCH' >"$dir/results"
 if [ $rc != 0 ] || ! grep -q '^mark ' "$dir/insnprof.out" 2>/dev/null; then

@@ -94,17 +94,33 @@ END {
 }' "$results"
 
 # ---- the same stacks as perf --call-graph dwarf ----
+# Every repeat's stacks together (the guest keeps them all: BENCH_KEEP=all):
+# a 5% chain's share has 0.45 pp of sampling noise in one 2,400-sample run,
+# so that two profilers without any difference would often be 1 pp apart.
+sums=$(mktemp -d)
+trap 'rm -rf "$sums"' EXIT
 for spec in deep6nofp:deepstack-nofp mix:nofp; do
 	wl=${spec%%:*} comm=${spec#*:}
-	echo
-	echo "### Chains of $wl against perf --call-graph dwarf (first repeat)"
-	echo
 	a="$art/flamestat-$wl.folded" b="$art/perfdwarf-$wl.folded"
 	if [ ! -s "$a" ] || [ ! -s "$b" ]; then
+		echo
+		echo "### Chains of $wl against perf --call-graph dwarf"
+		echo
 		echo "Not measured: no $(basename "$a") or $(basename "$b")."
 		continue
 	fi
-	out=$("$here/chains.sh" "$comm" "$a" "$b" flamestat "perf --call-graph dwarf") ||
+	nrep=0
+	for p in flamestat perfdwarf; do
+		cat "$art/$p-$wl.folded" "$art/$p-$wl".rep*.folded >"$sums/$p-$wl.folded" 2>/dev/null
+	done
+	for f in "$art/flamestat-$wl.folded" "$art/flamestat-$wl".rep*.folded; do
+		[ -s "$f" ] && [ -s "${f%/flamestat-*}/perfdwarf-${f##*/flamestat-}" ] && nrep=$((nrep + 1))
+	done
+	echo
+	echo "### Chains of $wl against perf --call-graph dwarf ($nrep repeat(s) together)"
+	echo
+	out=$("$here/chains.sh" "$comm" "$sums/flamestat-$wl.folded" "$sums/perfdwarf-$wl.folded" \
+		flamestat "perf --call-graph dwarf") ||
 		{ echo "Not compared: $out"; continue; }
 	echo "$out" | grep -v '^max_diff_pp='
 	worst=$(echo "$out" | sed -n 's/^max_diff_pp=//p')
