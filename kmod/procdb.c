@@ -78,6 +78,28 @@ static void fst_procdb_queue_young(struct fst_procdb *db)
 				   FST_YOUNG_POLL);
 }
 
+/* Scans put off by a taken mmap_lock are tried again after this, at most. */
+#define FST_BUSY_DELAY_MAX	(HZ / 2 ? HZ / 2 : 1)
+
+/*
+ * db->lock held: a scan found an mmap_lock taken. A new process is first
+ * sampled while exec and ld.so map it, and its first scan often finds
+ * the lock taken: until its maps are read, its stacks cannot be walked
+ * by table (or named), so it is tried again soon, not when something
+ * else next asks for a scan. While scans keep finding one taken (an
+ * address space stuck on a stalled filesystem), the delay doubles.
+ */
+static void fst_procdb_queue_busy(struct fst_procdb *db)
+{
+	lockdep_assert_held(&db->lock);
+	if (db->scan_busy || READ_ONCE(db->dying))
+		return;
+	db->scan_busy = true;
+	mod_delayed_work(fst_wq_unbound, &db->young_work, db->busy_delay);
+	db->busy_delay = min_t(unsigned long, 2 * db->busy_delay,
+			       FST_BUSY_DELAY_MAX);
+}
+
 /*
  * Hard-irq or, on PREEMPT_RT, the irq_work thread: a sample asked for a
  * scan. The hrtimer callback only queues this irq_work: one CPU at a time
@@ -135,6 +157,7 @@ struct fst_procdb *fst_procdb_create(u32 max_procs, long mem_max,
 	mutex_init(&db->lock);
 	INIT_WORK(&db->scan_work, fst_procdb_scan_work);
 	INIT_DELAYED_WORK(&db->young_work, fst_procdb_young_work);
+	db->busy_delay = 1;
 	INIT_DELAYED_WORK(&db->eh_work, fst_procdb_eh_work);
 	init_irq_work(&db->scan_kick, fst_procdb_scan_kick);
 	db->eh_max = eh_max;
@@ -904,6 +927,7 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 			mmput_async(mm);
 		set_bit(FST_PROC_SCAN, &p->bits);
 		WRITE_ONCE(db->nr_maps_busy, db->nr_maps_busy + 1);
+		fst_procdb_queue_busy(db);
 		return;
 	}
 	fst_for_each_vma(iter, mm, vma) {
@@ -964,8 +988,10 @@ static void fst_proc_scan(struct fst_procdb *db, struct fst_proc *p,
 static void fst_procdb_scan_pending(struct fst_procdb *db)
 {
 	u32 i, n = min_t(u32, atomic_read(&db->nr_procs), db->max_procs);
+	u64 busy;
 
 	mutex_lock(&db->lock);
+	busy = db->nr_maps_busy;
 	for (i = 0; i < n; i++) {
 		struct fst_proc *p = &db->procs[i];
 
@@ -973,6 +999,9 @@ static void fst_procdb_scan_pending(struct fst_procdb *db)
 		    test_and_clear_bit(FST_PROC_SCAN, &p->bits))
 			fst_proc_scan(db, p, db->scan_buf);
 	}
+	/* No mmap_lock was taken this time: the next retry comes soon again. */
+	if (db->nr_maps_busy == busy)
+		db->busy_delay = 1;
 	mutex_unlock(&db->lock);
 }
 
@@ -1005,6 +1034,11 @@ static void fst_procdb_young_work(struct work_struct *work)
 	}
 	if (db->nr_young)
 		fst_procdb_queue_young(db);
+	/* Scans a taken mmap_lock put off (fst_procdb_queue_busy()). */
+	if (db->scan_busy) {
+		db->scan_busy = false;
+		scan = true;
+	}
 	mutex_unlock(&db->lock);
 	if (scan)
 		fst_procdb_queue_scan(db);

@@ -212,6 +212,13 @@ struct fst_procdb {
 	/* Ends the young windows (FST_PROC_YOUNG); nr_young counts them. */
 	struct delayed_work young_work;
 	u32 nr_young;		/* lock */
+	/*
+	 * A scan found an address space's mmap_lock taken: the young
+	 * window's work scans again after busy_delay jiffies, which doubles
+	 * while scans keep finding one taken (lock).
+	 */
+	bool scan_busy;
+	unsigned long busy_delay;
 	/* Samplers queue the scan through it, never from hard-irq directly. */
 	struct irq_work scan_kick;
 	struct fst_scan_ent *scan_buf;	/* [FST_MAX_EXEC_MAPS], lock */
