@@ -28,7 +28,7 @@
  * database (an old one may outlive a reset while a reader copies it),
  * the kept ones and the one being built. A build reserves its table's
  * bytes before it allocates them; kept tables give way first, oldest
- * first, and without room the build fails (unwind_failed_mem).
+ * first, and without room the build fails (unwind_failed_memory).
  */
 #include <linux/errno.h>
 #include <linux/file.h>

@@ -144,9 +144,9 @@ fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
 /*
  * Hard-irq: the rule for user address @look (a PC, or a return address
  * minus one: the call, which may be a function's last instruction) in
- * @maps (fst_eh_no_maps: none), whose seq is @seq: from this CPU's cache @rc when it
- * has it, else searched for and cached; fst_eh_no_rule (never NULL, so
- * that the hot path tests nothing more) where no table covers it.
+ * @maps (fst_eh_no_maps: none), whose seq is @seq: from this CPU's cache
+ * @rc when it has it, else searched for and cached; fst_eh_no_rule (never
+ * NULL, so that the hot path tests nothing more) where no table covers it.
  * Inline, with everything it uses, and no lockdep check
  * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
  * user-access section, where objtool allows no call.
@@ -249,10 +249,10 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
 	while (n < max) {
-		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen,
-				   look);
-		/* Most frames: CFA = SP + n (one compare: kind and register). */
-		if (likely(fst_eh_kind_reg(r) == fst_eh_kind_reg(&fst_eh_sp_rule))) {
+		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen, look);
+		/* Most frames: CFA = SP + n. Kind and register: one compare. */
+		if (likely(fst_eh_kind_reg(r) ==
+			   fst_eh_kind_reg(&fst_eh_sp_rule))) {
 			cfa = sp + r->cfa_off;
 			goto have_cfa;
 		}
