@@ -32,16 +32,16 @@ artifact "$FS_TMP/edges.sym"
 sort -t' ' -k2 -n -r "$FS_TMP/edges.sym" | head -n 16 | sed 's/^/#   /'
 
 # leaf CALLERS LEAF [MIN]: of the samples whose user leaf is LEAF (kernel
-# frames after it allowed), >= MIN (default 10; each step gets 15 to 1,200
-# in 8 s under TCG) taken, and >= 99% with _start, libc's start-up, main
-# and CALLERS under it.
+# frames after it allowed), >= MIN (default 3: a step gets 50 to 1,300 in
+# 8 s under TCG on 6.1, but as few as 8 on 5.10 under a loaded host) taken,
+# and >= 99% with _start, libc's start-up, main and CALLERS under it.
 K='(;[^;]*_\[k\])*$'
 START='_start;libc\.so\.6\+0x[0-9a-f]+;(libc\.so\.6\+0x[0-9a-f]+;)?main'
 leaf() {
 	_all=$(fs_sum "$FS_TMP/edges.sym" "^nofp;(.*;)?$2$K")
 	_good=$(fs_sum "$FS_TMP/edges.sym" "^nofp;$START;$1;$2$K")
 	log "$2: $_all samples, $_good whole from _start"
-	expect_ge "$2: sampled" "$_all" "${3:-10}"
+	expect_ge "$2: sampled" "$_all" "${3:-3}"
 	expect_ge "$2: >= 99% whole from _start (x100 vs x99)" $((_good * 100)) $((_all * 99))
 }
 
