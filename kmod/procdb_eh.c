@@ -165,16 +165,12 @@ struct fst_eh_budget {
 static bool fst_eh_budget_reserve(struct fst_ehtab_budget *b, size_t bytes)
 {
 	long max = container_of(b, struct fst_eh_budget, b)->db->eh_max;
-	struct fst_ehtab *et;
 	bool ok;
 
 	mutex_lock(&fst_eh_kept_lock);
-	while (fst_eh_held + (long)bytes > max &&
-	       !list_empty(&fst_eh_kept_list)) {
-		et = list_last_entry(&fst_eh_kept_list, struct fst_ehtab, kept);
-		fst_eh_kept_unlink(et);
-		fst_eh_kept_free_one(et);
-	}
+	/* The kept tables give way to the ones in use and this one. */
+	fst_eh_kept_trim(max - (long)bytes -
+			 (fst_eh_held - (long)fst_eh_kept_bytes));
 	ok = fst_eh_held + (long)bytes <= max;
 	if (ok) {
 		fst_eh_held += bytes;
