@@ -131,17 +131,20 @@ if [ $refresh = 1 ] || [ "$(cat "$dir/packages.complete" 2>/dev/null)" != "$want
 	# The kernel release behind linux-headers-arm64, and its headers:
 	# linux-headers-KREL (arm64) unpacked as it is, what it depends on of
 	# the same source (linux-headers-...-common, all; linux-kbuild-...,
-	# versioned or not) installed for amd64 at its version, so that
-	# scripts/ runs here.
+	# versioned or not) installed for amd64 as the headers ask, so that
+	# scripts/ runs here: pinned where they ask for "= VERSION", else the
+	# candidate (a security upload can rebuild linux-kbuild alone, one
+	# revision past the headers that want ">= VERSION").
 	krel=$(in_tree "$tree" apt-cache show --no-all-versions linux-headers-arm64:arm64 |
 		sed -n 's/^Depends: //p' | vm_headers_release)
 	[ -n "$krel" ] || die "no kernel release behind $suite's linux-headers-arm64"
 	hpkg=linux-headers-$krel:arm64
 	hinfo=$(in_tree "$tree" apt-cache show --no-all-versions "$hpkg")
-	hver=$(sed -n 's/^Version: //p' <<<"$hinfo")
-	deps=$(sed -n 's/^Depends: //p' <<<"$hinfo" | tr ',' '\n' | awk -v v="$hver" '
+	deps=$(sed -n 's/^Depends: //p' <<<"$hinfo" | tr ',' '\n' | awk '
 		{ sub(/\|.*/, ""); name = $1; sub(/:.*/, "", name) }
-		name ~ /^linux-(headers|kbuild)-/ { printf "%s=%s ", name, v }')
+		name !~ /^linux-(headers|kbuild)-/ { next }
+		$2 == "(=" { v = $3; sub(/\)$/, "", v); printf "%s=%s ", name, v; next }
+		{ printf "%s ", name }')
 	case $deps in *linux-kbuild-*) ;; *) die "no linux-kbuild among the dependencies of $hpkg" ;; esac
 	dl=$hpkg
 	[ "$suite" = $USER_SUITE ] && dl="$dl busybox-static:arm64"
