@@ -611,8 +611,9 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *attr,
 	fst_procdb_eh_kept_stats(&kept_tables, &kept_bytes, &kept_reused,
 				 &eh_peak);
 	n += sysfs_emit_at(buf, n,
-			   "unwind_kept_tables %llu\nunwind_kept_bytes %llu\nunwind_reused %llu\nunwind_peak_bytes %llu\n",
-			   kept_tables, kept_bytes, kept_reused, eh_peak);
+			   "unwind_kept_tables %llu\nunwind_kept_bytes %llu\nunwind_reused %llu\nunwind_peak_bytes %llu\nunwind_vdso_bytes %llu\n",
+			   kept_tables, kept_bytes, kept_reused, eh_peak,
+			   fst_procdb_eh_vdso_bytes());
 	/* Since the module was loaded; not in struct flamestat_stats. */
 	fst_kcache_counts(FST_KCACHE_SWITCH, &kc);
 	n += sysfs_emit_at(buf, n,

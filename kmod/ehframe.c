@@ -67,6 +67,7 @@
 #define CFA_VAL_OFFSET		0x14
 #define CFA_VAL_OFFSET_SF	0x15
 #define CFA_VAL_EXPRESSION	0x16
+#define CFA_AARCH64_NEGATE_RA_STATE	0x2d
 #define CFA_GNU_ARGS_SIZE	0x2e
 #define CFA_GNU_NEG_OFFSET_EXT	0x2f
 
@@ -90,6 +91,12 @@
 
 const struct fst_eh_arch fst_eh_x86_64 = {
 	.sp = 7, .fp = 6, .ra = 16, .pc = 16, .ptr_size = 8,
+};
+
+/* AArch64: x29 is the frame pointer, x30 the link register, 31 SP. */
+const struct fst_eh_arch fst_eh_arm64 = {
+	.sp = 31, .fp = 29, .ra = 30, .pc = 32, .ptr_size = 8,
+	.ra_in_reg = true, .ra_signing = true,
 };
 
 /* A bounds-checked reader over @base, whose first byte is at @vaddr. */
@@ -679,6 +686,11 @@ static void rule_of(const struct eh_bld *b, const struct eh_state *s,
 			r->fp_off = (s16)k;
 		return;
 	}
+	/* Still in the link register: ra_off 0 says so. */
+	if (s->r[EH_RA].how == R_SAME && a->ra_in_reg) {
+		r->ra_off = 0;
+		goto fp;
+	}
 	if (s->r[EH_RA].how != R_OFF || !s->r[EH_RA].off || s->r[EH_RA].off < -0x8000 ||
 	    s->r[EH_RA].off > 0x7fff) {
 		memset(r, 0, sizeof(*r));
@@ -687,6 +699,7 @@ static void rule_of(const struct eh_bld *b, const struct eh_state *s,
 		return;
 	}
 	r->ra_off = (s16)s->r[EH_RA].off;
+fp:
 	if (s->r[EH_FP].how == R_SAME)
 		r->fp_off = FST_EH_FP_SAME;
 	else if (s->r[EH_FP].how == R_OFF && s->r[EH_FP].off >= -0x8000 &&
@@ -900,6 +913,11 @@ static int run_cfi(struct eh_bld *b, struct eh_run *x, const u8 *p,
 			}
 			c.p += v;
 			break;
+		case CFA_AARCH64_NEGATE_RA_STATE:
+			/* No operand; where it means anything else, refused. */
+			if (!b->src->arch->ra_signing)
+				return FDE_ERR(FST_EH_FDE_CFI);
+			break;
 		default:
 			return FDE_ERR(FST_EH_FDE_CFI);
 		}
@@ -986,7 +1004,7 @@ static int do_fde(struct eh_bld *b, u32 off, u64 *pend)
 	memset(&x, 0, sizeof(x));
 	x.loc = begin;
 	x.end = begin + range;
-	x.s.r[EH_RA].how = R_UNDEF;
+	x.s.r[EH_RA].how = s->arch->ra_in_reg ? R_SAME : R_UNDEF;
 	x.s.r[EH_FP].how = R_SAME;
 	err = run_cfi(b, &x, b->cie.insns, b->cie.insns_end);
 	if (err)

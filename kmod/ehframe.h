@@ -75,7 +75,8 @@ enum fst_eh_unsup {
 /*
  * One rule. Offsets are in bytes; registers are the architecture's DWARF
  * numbers. ra_off 0 means the return address is still in its register
- * (AArch64's link register in a leaf); on x86-64 it is never there.
+ * (struct fst_eh_arch's ra_in_reg: AArch64's link register, in a leaf or a
+ * prologue); on x86-64 it is never there.
  */
 struct fst_eh_rule {
 	s32 cfa_off;
@@ -142,13 +143,27 @@ enum fst_eh_fde_error {
 	FST_EH_NR_FDE_ERRORS
 };
 
-/* The architecture's DWARF register numbers. */
+/* The architecture's DWARF register numbers, and what its CFI may say. */
 struct fst_eh_arch {
 	u8 sp, fp, ra, pc;	/* pc: the register PLT expressions read */
 	u8 ptr_size;		/* 8 */
+	/*
+	 * A return address no rule mentions is still in its register (ra_off
+	 * 0): AArch64's link register, until a prologue saves it. Elsewhere
+	 * it is undefined, the end of the stack.
+	 */
+	bool ra_in_reg;
+	/*
+	 * DW_CFA_AARCH64_negate_ra_state (0x2d, which is SPARC's
+	 * DW_CFA_GNU_window_save elsewhere) is understood: the return address
+	 * is signed from here on (pointer authentication); the walker strips
+	 * the signature from every return address anyway.
+	 */
+	bool ra_signing;
 };
 
 extern const struct fst_eh_arch fst_eh_x86_64;
+extern const struct fst_eh_arch fst_eh_arm64;
 
 /*
  * The bytes of one file handed to the builder. hdr is .eh_frame_hdr (the

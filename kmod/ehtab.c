@@ -15,9 +15,12 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
+#include "arch.h"
 #include "compat.h"
 #include "ehtab.h"
 #include "procdb.h"
@@ -84,6 +87,28 @@ static int fst_ehtab_read(struct file *file, void *buf, size_t len,
 	return err;
 }
 
+/*
+ * Where a table's bytes come from: a mapped file's page cache, or an image
+ * already in memory (the vDSO's, copied).
+ */
+struct fst_ehtab_in {
+	struct file *file;
+	const u8 *image;
+	size_t image_len;
+};
+
+/* @len bytes at @pos of @in; -EAGAIN: not cached yet (readahead started). */
+static int fst_ehtab_in_read(const struct fst_ehtab_in *in, void *buf,
+			     size_t len, loff_t pos)
+{
+	if (in->file)
+		return fst_ehtab_read(in->file, buf, len, pos);
+	if (pos < 0 || pos > in->image_len || len > in->image_len - pos)
+		return -EINVAL;
+	memcpy(buf, in->image + pos, len);
+	return 0;
+}
+
 struct fst_ehtab_elf {
 	u64 hdr_off, hdr_len, hdr_vaddr;
 	u64 frame_off, frame_len, frame_vaddr;
@@ -95,7 +120,8 @@ struct fst_ehtab_elf {
 };
 
 /* The program headers of a 64-bit ELF file for this architecture. */
-static int fst_ehtab_phdrs(struct file *file, struct fst_ehtab_elf *e)
+static int fst_ehtab_phdrs(const struct fst_ehtab_in *in,
+			   struct fst_ehtab_elf *e)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;
@@ -103,22 +129,28 @@ static int fst_ehtab_phdrs(struct file *file, struct fst_ehtab_elf *e)
 	int err;
 	u32 i;
 
-	if (!S_ISREG(file_inode(file)->i_mode))
+	if (in->file && !S_ISREG(file_inode(in->file)->i_mode))
 		return -ENOEXEC;
-	err = fst_file_read_cached(file, &eh, sizeof(eh), 0);
+	/* Not fst_ehtab_in_read(): no readahead for the headers alone. */
+	err = in->file ? fst_file_read_cached(in->file, &eh, sizeof(eh), 0) :
+			 fst_ehtab_in_read(in, &eh, sizeof(eh), 0);
 	if (err)
 		return err == -EAGAIN ? err : -ENOEXEC;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_machine != FST_ARCH_EH_MACHINE ||
 	    eh.e_phentsize != sizeof(*ph) || !eh.e_phnum ||
 	    eh.e_phnum > FST_EHTAB_PHDRS)
 		return -ENOEXEC;
 	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
 	if (!ph)
 		return -ENOMEM;
-	err = fst_file_read_cached(file, ph, eh.e_phnum * sizeof(*ph),
-				   eh.e_phoff);
+	err = in->file ? fst_file_read_cached(in->file, ph,
+					      eh.e_phnum * sizeof(*ph),
+					      eh.e_phoff) :
+			 fst_ehtab_in_read(in, ph, eh.e_phnum * sizeof(*ph),
+					   eh.e_phoff);
 	if (err) {
 		kfree(ph);
 		return err == -EAGAIN ? err : -ENOEXEC;
@@ -181,34 +213,19 @@ static size_t fst_ehtab_size(u32 rows, u32 blocks, u32 rules)
 	return sz + (size_t)rules * sizeof(struct fst_eh_rule);
 }
 
-/**
- * fst_ehtab_build() - build the unwind table of a mapped file
- * @file: the file
- * @budget: asked for the table's bytes before they are allocated
- * @out: set to the table
- * @eh_err: set to the builder's enum fst_eh_error when it refused the file
- *
- * Context: process context, may sleep; reads only the page cache.
- * Return: 0; -EAGAIN when pages it needs are not cached (readahead was
- * started where that is safe: try again later); -ENOEXEC for a file with
- * no .eh_frame_hdr or not for this architecture; -EINVAL when the
- * builder refused it (@eh_err says why); -E2BIG past the limits;
- * -ENOSPC when @budget said no; -ENOMEM. A table built is reserved in
- * @budget; nothing else is.
- */
-int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
-		    struct fst_ehtab **out, int *eh_err)
+/* fst_ehtab_build() from @in. */
+static int fst_ehtab_build_in(const struct fst_ehtab_in *in,
+			      struct fst_ehtab_budget *budget,
+			      struct fst_ehtab **out, int *eh_err)
 {
-	struct inode *inode = file_inode(file);
-	struct timespec64 ct = fst_inode_ctime(inode);
 	struct fst_eh_out o = { .rules_max = FST_EHTAB_RULES_MAX };
-	struct fst_eh_src src = { .arch = &fst_eh_x86_64 };
+	struct fst_eh_src src = { .arch = &FST_ARCH_EH_CFI };
 	struct fst_ehtab_elf *e;
 	struct fst_eh_table t;
 	struct fst_eh_stats *st = NULL;
 	struct fst_ehtab *et = NULL;
 	u8 *hdr = NULL, *frame = NULL;
-	u64 frame_vaddr, size = i_size_read(inode);
+	u64 frame_vaddr;
 	u32 fdes, rows, blocks, i;
 	size_t bytes, reserved = 0;
 	int err;
@@ -217,14 +234,14 @@ int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	err = fst_ehtab_phdrs(file, e);
+	err = fst_ehtab_phdrs(in, e);
 	if (err)
 		goto out;
 	err = -ENOMEM;
 	hdr = kvmalloc(e->hdr_len, GFP_KERNEL);
 	if (!hdr)
 		goto out;
-	err = fst_ehtab_read(file, hdr, e->hdr_len, e->hdr_off);
+	err = fst_ehtab_in_read(in, hdr, e->hdr_len, e->hdr_off);
 	if (err)
 		goto out;
 	*eh_err = fst_eh_hdr(hdr, e->hdr_len, e->hdr_vaddr, src.arch,
@@ -236,7 +253,7 @@ int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 	frame = kvmalloc(e->frame_len, GFP_KERNEL);
 	if (!frame)
 		goto out;
-	err = fst_ehtab_read(file, frame, e->frame_len, e->frame_off);
+	err = fst_ehtab_in_read(in, frame, e->frame_len, e->frame_off);
 	if (err)
 		goto out;
 
@@ -286,9 +303,6 @@ int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 	et->t = t;
 	et->t.rules = (struct fst_eh_rule *)((u8 *)et + bytes) - t.nr_rules;
 	memcpy(et->t.rules, o.rules, t.nr_rules * sizeof(*o.rules));
-	et->size = size;
-	et->ctime_sec = ct.tv_sec;
-	et->ctime_nsec = ct.tv_nsec;
 	et->nr_segs = e->nr_segs;
 	for (i = 0; i < e->nr_segs; i++) {
 		et->seg[i].off = e->seg_off[i];
@@ -309,6 +323,201 @@ out:
 	kvfree(frame);
 	kvfree(hdr);
 	kfree(e);
+	return err;
+}
+
+/**
+ * fst_ehtab_build() - build the unwind table of a mapped file
+ * @file: the file
+ * @budget: asked for the table's bytes before they are allocated
+ * @out: set to the table
+ * @eh_err: set to the builder's enum fst_eh_error when it refused the file
+ *
+ * Context: process context, may sleep; reads only the page cache.
+ * Return: 0; -EAGAIN when pages it needs are not cached (readahead was
+ * started where that is safe: try again later); -ENOEXEC for a file with
+ * no .eh_frame_hdr or not for this architecture; -EINVAL when the
+ * builder refused it (@eh_err says why); -E2BIG past the limits;
+ * -ENOSPC when @budget said no; -ENOMEM. A table built is reserved in
+ * @budget; nothing else is.
+ */
+int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
+		    struct fst_ehtab **out, int *eh_err)
+{
+	struct inode *inode = file_inode(file);
+	struct timespec64 ct = fst_inode_ctime(inode);
+	struct fst_ehtab_in in = { .file = file };
+	int err;
+
+	err = fst_ehtab_build_in(&in, budget, out, eh_err);
+	if (!err) {
+		(*out)->size = i_size_read(inode);
+		(*out)->ctime_sec = ct.tv_sec;
+		(*out)->ctime_nsec = ct.tv_nsec;
+	}
+	return err;
+}
+
+/*
+ * The vDSO is a few pages: a bound on what is copied of an image that
+ * says it is larger.
+ */
+#define FST_EHTAB_VDSO_MAX	(64U << 10)
+
+/*
+ * A vDSO without CFI whose .text the architecture proves to be frameless
+ * leaves only (fst_arch_vdso_leaf()): a table of one rule over .text,
+ * CFA = SP, the return address in its register, the frame pointer
+ * unchanged. Return: 0, -ENOEXEC (not proven, or no .text), -ENOSPC,
+ * -ENOMEM.
+ */
+static int fst_ehtab_vdso_leaf(const u8 *image, size_t len,
+			       struct fst_ehtab_budget *budget,
+			       struct fst_ehtab **out)
+{
+#ifdef FST_ARCH_HAVE_VDSO_LEAF
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	const Elf64_Shdr *sh, *strs, *text = NULL;
+	const struct fst_eh_rule leaf = {
+		.kind = FST_EH_CFA, .reg = FST_ARCH_EH_CFI.sp,
+		.ra_off = 0, .fp_off = FST_EH_FP_SAME,
+	};
+	const struct fst_eh_rule none = { .kind = FST_EH_NONE };
+	struct fst_ehtab *et;
+	struct fst_eh_table t = { };
+	u32 blocks, *start;
+	size_t bytes;
+	u16 i;
+
+	if (eh->e_shentsize != sizeof(*sh) || !eh->e_shnum ||
+	    eh->e_shoff > len ||
+	    (u64)eh->e_shnum * sizeof(*sh) > len - eh->e_shoff ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return -ENOEXEC;
+	sh = (const Elf64_Shdr *)(image + eh->e_shoff);
+	strs = &sh[eh->e_shstrndx];
+	if (strs->sh_offset > len || strs->sh_size > len - strs->sh_offset)
+		return -ENOEXEC;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= strs->sh_size ||
+		    strnlen((const char *)image + strs->sh_offset + sh[i].sh_name,
+			    strs->sh_size - sh[i].sh_name) != 5 ||
+		    memcmp(image + strs->sh_offset + sh[i].sh_name, ".text", 5))
+			continue;
+		text = &sh[i];
+	}
+	/* The mapping is the image: file offsets are mapping offsets. */
+	if (!text || !(text->sh_flags & SHF_EXECINSTR) ||
+	    text->sh_offset > len || text->sh_size > len - text->sh_offset ||
+	    text->sh_offset + text->sh_size > U32_MAX ||
+	    !fst_arch_vdso_leaf(image + text->sh_offset, text->sh_size))
+		return -ENOEXEC;
+	t.nr_rows = 2;
+	t.nr_rules = 2;
+	t.span = text->sh_offset + text->sh_size;
+	blocks = fst_eh_blocks(&t);
+	bytes = fst_ehtab_size(2, blocks, 2);
+	if (!budget->reserve(budget, bytes))
+		return -ENOSPC;
+	et = kvzalloc(bytes, GFP_KERNEL);
+	if (!et) {
+		budget->release(budget, bytes);
+		return -ENOMEM;
+	}
+	start = (u32 *)(et + 1);
+	start[0] = text->sh_offset;
+	start[1] = t.span;
+	t.start = start;
+	t.rule = (u16 *)(start + 2 + blocks + 1);
+	t.rule[0] = 0;
+	t.rule[1] = 1;
+	t.rules = (struct fst_eh_rule *)((u8 *)et + bytes) - 2;
+	t.rules[0] = leaf;
+	t.rules[1] = none;
+	fst_eh_index(&t, start + 2);
+	et->t = t;
+	et->nr_segs = 1;
+	et->seg[0].off = text->sh_offset;
+	et->seg[0].end = t.span;
+	et->bytes = bytes;
+	*out = et;
+	return 0;
+#else
+	return -ENOEXEC;
+#endif
+}
+
+/**
+ * fst_ehtab_build_vdso() - build the unwind table of the current task's vDSO
+ * @budget: asked for the table's bytes before they are allocated
+ * @out: set to the table
+ * @eh_err: as for fst_ehtab_build()
+ *
+ * The vDSO is the same code in every 64-bit process of this kernel, and
+ * no file: its image is copied from the current task's mapping of it
+ * (mm->context.vdso, on x86 and arm64), up to the end of its last
+ * segment. A 32-bit task's vDSO is of another ELF class, refused.
+ *
+ * Context: process context of a user task, may sleep (faults its vDSO's
+ * pages in, which are never on a filesystem).
+ * Return: as fst_ehtab_build(); -ENOENT without a vDSO.
+ */
+int fst_ehtab_build_vdso(struct fst_ehtab_budget *budget,
+			 struct fst_ehtab **out, int *eh_err)
+{
+	struct fst_ehtab_in in = { };
+	const void __user *base;
+	bool has_cfi = false;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	u64 len = 0;
+	u8 *image;
+	int err;
+	u16 i;
+
+	*eh_err = FST_EH_OK;
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return -ENOENT;
+	base = (const void __user *)current->mm->context.vdso;
+	if (!base)
+		return -ENOENT;
+	if (copy_from_user(&eh, base, sizeof(eh)))
+		return -ENOENT;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_machine != FST_ARCH_EH_MACHINE ||
+	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > FST_EHTAB_PHDRS ||
+	    eh.e_phoff > FST_EHTAB_VDSO_MAX)
+		return -ENOEXEC;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (copy_from_user(&ph, base + eh.e_phoff + i * sizeof(ph),
+				   sizeof(ph)))
+			return -ENOEXEC;
+		if (ph.p_type == PT_LOAD || ph.p_type == PT_GNU_EH_FRAME)
+			len = max(len, ph.p_offset + ph.p_filesz);
+		has_cfi |= ph.p_type == PT_GNU_EH_FRAME;
+	}
+	/* The section headers too, if it has no CFI: where .text is. */
+	if (!has_cfi && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+	    eh.e_shoff <= FST_EHTAB_VDSO_MAX && eh.e_shnum <= 64)
+		len = max(len, eh.e_shoff + (u64)eh.e_shnum * sizeof(Elf64_Shdr));
+	if (!len || len > FST_EHTAB_VDSO_MAX)
+		return -ENOEXEC;
+	image = kvmalloc(len, GFP_KERNEL);
+	if (!image)
+		return -ENOMEM;
+	err = -ENOEXEC;
+	if (copy_from_user(image, base, len))
+		goto out;
+	if (has_cfi) {
+		in.image = image;
+		in.image_len = len;
+		err = fst_ehtab_build_in(&in, budget, out, eh_err);
+	} else {
+		err = fst_ehtab_vdso_leaf(image, len, budget, out);
+	}
+out:
+	kvfree(image);
 	return err;
 }
 

@@ -94,6 +94,8 @@ struct fst_eh_rcache {
 };
 
 extern atomic_t fst_eh_gen;
+/* The vDSO's table, or NULL (procdb_eh.c); RCU. */
+extern struct fst_ehtab __rcu *fst_eh_vdso;
 
 /* Process context: a published table was dropped (see fst_eh_rcache). */
 static inline void fst_eh_gen_bump(void)
@@ -115,6 +117,8 @@ struct fst_ehtab_budget {
 
 int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
 		    struct fst_ehtab **out, int *eh_err);
+int fst_ehtab_build_vdso(struct fst_ehtab_budget *budget,
+			 struct fst_ehtab **out, int *eh_err);
 bool fst_ehtab_current(const struct fst_ehtab *et, struct file *file);
 void fst_ehtab_free(struct fst_ehtab *et);
 

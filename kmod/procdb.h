@@ -396,6 +396,8 @@ void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused,
 			      u64 *peak);
 long fst_procdb_eh_held(void);
 void fst_procdb_eh_kept_free(void);
+void fst_procdb_eh_vdso(struct fst_procdb *db);
+u64 fst_procdb_eh_vdso_bytes(void);
 
 /* buildid.c */
 int fst_file_read_cached(struct file *file, void *buf, size_t len, loff_t pos);

@@ -222,13 +222,75 @@ void fst_procdb_eh_kept_stats(u64 *tables, u64 *bytes, u64 *reused,
 	mutex_unlock(&fst_eh_kept_lock);
 }
 
+/*
+ * The vDSO's table: the same code in every 64-bit process, and no file,
+ * so built once, from the first user task at hand (fst_procdb_eh_vdso()),
+ * and kept until unload. Counted in unwind_kb as every table is.
+ */
+struct fst_ehtab __rcu *fst_eh_vdso;
+
 /**
- * fst_procdb_eh_kept_free() - free every kept table
+ * fst_procdb_eh_vdso() - build the vDSO's unwind table, if not yet built
+ * @db: the database whose unwind_kb bounds it (none built with 0)
+ *
+ * Samples in the vDSO (clock_gettime(), and the signal trampoline on
+ * arm64) are walked by it instead of by frame pointer, which loses the
+ * caller of a vDSO function that has not saved its return address yet.
+ *
+ * Context: process context of a user task (the module's loader, a reader
+ * that resets), serialised by the session's ctl_lock or module init.
+ */
+void fst_procdb_eh_vdso(struct fst_procdb *db)
+{
+	struct fst_eh_budget budget = {
+		.b.reserve = fst_eh_budget_reserve,
+		.b.release = fst_eh_budget_release,
+		.db = db,
+	};
+	struct fst_ehtab *et;
+	int eh_err;
+
+	if (!db->eh_max || rcu_access_pointer(fst_eh_vdso))
+		return;
+	if (!fst_ehtab_build_vdso(&budget.b, &et, &eh_err))
+		rcu_assign_pointer(fst_eh_vdso, et);
+}
+
+/**
+ * fst_procdb_eh_vdso_bytes() - the vDSO's table's memory
+ *
+ * Context: any.
+ * Return: its bytes, 0 if there is none (not built yet, unwind_kb 0, or
+ * a vDSO without unwind information: arm64 kernels build theirs without).
+ */
+u64 fst_procdb_eh_vdso_bytes(void)
+{
+	const struct fst_ehtab *et;
+	u64 bytes;
+
+	rcu_read_lock();
+	et = rcu_dereference(fst_eh_vdso);
+	bytes = et ? et->bytes : 0;
+	rcu_read_unlock();
+	return bytes;
+}
+
+/**
+ * fst_procdb_eh_kept_free() - free every kept table, and the vDSO's
  *
  * Context: process context, at unload, after the last database is gone.
  */
 void fst_procdb_eh_kept_free(void)
 {
+	struct fst_ehtab *vdso = rcu_dereference_protected(fst_eh_vdso, 1);
+
+	if (vdso) {
+		RCU_INIT_POINTER(fst_eh_vdso, NULL);
+		/* No sampler runs any more; a walk's read side ends first. */
+		synchronize_rcu();
+		fst_eh_release(vdso->bytes);
+		fst_ehtab_free(vdso);
+	}
 	mutex_lock(&fst_eh_kept_lock);
 	fst_eh_kept_trim(0);
 	/* Every database is gone: a table still counted was lost. */

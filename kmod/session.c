@@ -306,6 +306,8 @@ int fst_reset(void)
 			       sess.unwind_bytes);
 	if (!db)
 		return -ENOMEM;
+	/* If the module's loader had none (a kernel thread), the reader's. */
+	fst_procdb_eh_vdso(db);
 	fst_stop();
 	mutex_lock(&sess.agg.lock);
 	fst_drain(&sess.agg);
@@ -719,6 +721,8 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 		err = -ENOMEM;
 		goto out_free_agg;
 	}
+	/* The loader's vDSO is every 64-bit process's. */
+	fst_procdb_eh_vdso(s->procdb);
 	err = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "flamestat:online",
 				fst_cpu_online, fst_cpu_offline);
 	if (err < 0)

@@ -52,6 +52,28 @@ echo "PASS $label-setup ($((SECONDS - t0))s)"
 "$TOP/tests/arm64/build.sh" --suite "$suite" --out "$out" | sed "s/^\(PASS\|FAIL\) arm64\//\1 $label-/"
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 
+# The unwind tables' builder (kmod/ehframe.c, built for the host) on the
+# arm64 libraries the guests run and on the workloads built without
+# frame pointers: every row as libdw reads the same AArch64 CFI
+# (tests/unwind/ehcheck.c; tests/suites/13-unwind.sh does the host's).
+# shellcheck disable=SC1090 # written by setup.sh
+. "$(sed -n '$p' "$out/setup.out")"
+if ! make -s -C "$TOP/tests/unwind" BUILD="$BUILD" >"$out/ehcheck.log" 2>&1; then
+	echo "FAIL $label-unwind/build (log: $out/ehcheck.log)"
+else
+	for f in "$ARM64_TREE"/usr/lib/aarch64-linux-gnu/libc.so.6 \
+		"$ARM64_TREE"/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 \
+		"$ARM64_TREE"/usr/lib/aarch64-linux-gnu/libm.so.6 \
+		"$ARM64_TREE"/usr/lib/aarch64-linux-gnu/libgcc_s.so.1 \
+		"$out"/workloads/nofp "$out"/workloads/libnofp.so; do
+		if line=$("$BUILD/unwind/ehcheck" "$f" 2>&1) && [ "${line#PASS}" != "$line" ]; then
+			echo "PASS $label-unwind/$(basename "$f") ($(printf '%s\n' "$line" | tr ' ' '\n' | sed -n 's/^rows=//p') rows agree with libdw)"
+		else
+			echo "FAIL $label-unwind/$(basename "$f"): $(printf '%s' "$line" | tail -n 3 | tr '\n' '|')"
+		fi
+	done
+fi
+
 rm -rf "$out/vm"
 # TCG runs an arm64 guest 2-3 times slower than an x86 one in
 # process-heavy tests (tests/vm/README.md).

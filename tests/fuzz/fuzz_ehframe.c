@@ -3,7 +3,8 @@
  * libFuzzer target: the module's unwind-table builder (kmod/ehframe.c,
  * built for user space) on arbitrary .eh_frame_hdr and .eh_frame bytes, as
  * an unprivileged process can hand the module by mapping any file. Input:
- * the header's length (u32), the header's and the frame bytes' addresses
+ * the header's length (u32; its top bit set: read as AArch64 CFI, else as
+ * x86-64's), the header's and the frame bytes' addresses
  * (u64 each, little-endian), the header, then the frame bytes (ehcheck
  * --seed writes real files so). Small limits, so that the limits'
  * own paths are taken. A table that builds must be well formed: rows
@@ -45,6 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < SEED_HDR)
 		return 0;
 	memcpy(&hlen, data, 4);
+	if (hlen & 0x80000000U)
+		src.arch = &fst_eh_arm64;
+	hlen &= 0x7fffffffU;
 	memcpy(&src.hdr_vaddr, data + 4, 8);
 	memcpy(&src.frame_vaddr, data + 12, 8);
 	data += SEED_HDR;

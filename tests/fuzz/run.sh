@@ -89,7 +89,7 @@ done
 strip -o "$seeds/elfsym/chain.stripped" "$BUILD/workloads/chain" 2>/dev/null
 # Unwind tables: real .eh_frame_hdr and .eh_frame (ehcheck --seed), from
 # code without frame pointers (tests/unwind/shapes.c, plain and realigning
-# through DRAP), a workload and the start of libc's.
+# through DRAP, and read as arm64's), a workload and the start of libc's.
 mkdir -p "$seeds/ehframe"
 if make -s -C "$TOP/tests/unwind" BUILD="$BUILD" >"$F/ehcheck.log" 2>&1 &&
 	gcc -O2 -fomit-frame-pointer -o "$F/shapes" "$TOP/tests/unwind/shapes.c" &&
@@ -99,6 +99,10 @@ if make -s -C "$TOP/tests/unwind" BUILD="$BUILD" >"$F/ehcheck.log" 2>&1 &&
 		"$BUILD/workloads/libfsbusy.so" /usr/lib/x86_64-linux-gnu/libc.so.6; do
 		"$BUILD/unwind/ehcheck" --seed "$seeds/ehframe/$(basename "$e")" 16384 "$e"
 	done
+	# The same bytes read as AArch64 CFI (the length's top byte, 0 in
+	# any seed, set), so that the arm64 rules' paths are fuzzed here too.
+	s=$seeds/ehframe/shapes
+	{ head -c 3 "$s"; printf '\200'; tail -c +5 "$s"; } >"$s.arm64"
 else
 	echo "FAIL fuzz/seeds: cannot build ehcheck or tests/unwind/shapes.c (log: $F/ehcheck.log)"
 	exit 1

@@ -7,8 +7,9 @@
 # host's Debian libc, which has none either. Each mode's samples in its
 # leaf must carry the whole chain under main (>= 99%): a plain chain,
 # qsort's callbacks through libc, a memcpy leaf in libc, callbacks from a
-# frameless shared library, alloca (the CFA on the frame pointer), and a
-# signal handler (glibc's __restore_rt, then the interrupted code). The
+# frameless shared library, alloca (the CFA on the frame pointer), a
+# signal handler (the trampoline, then the interrupted code), and a leaf
+# in the vDSO (clock_gettime). The
 # tables are built after the first samples that meet a file, which walk
 # by frame pointer meanwhile, and a new process's maps are read in the
 # module's worker after its first samples: a warm-up run comes first, and
@@ -60,9 +61,23 @@ mode qsort "nf_sort;($LIBC;)+nf_cmp" nf_cmp
 mode memcpy "nf_copy;$LIBC" "$LIBC"
 mode lib 'nf_via_lib;nf_lib_apply;nf_cb' nf_cb
 mode alloca 'nf_alloca;nf_leaf' nf_leaf
-# The handler's frame, then __restore_rt (in libc), then the interrupted
-# nf_spin: the walk goes through the signal frame.
-mode signal "nf_spin;$LIBC;nf_handler;nf_leaf" nf_leaf
+# The handler's frame, then the signal trampoline, then the interrupted
+# nf_spin: the walk goes through the signal frame. The trampoline is
+# glibc's __restore_rt on x86-64, the vDSO's __kernel_rt_sigreturn on
+# arm64.
+VDSO='\[vdso\]\+0x[0-9a-f]+'
+case $(uname -m) in
+aarch64) TRAMP=$VDSO ;;
+*) TRAMP=$LIBC ;;
+esac
+mode signal "nf_spin;$TRAMP;nf_handler;nf_leaf" nf_leaf
+# The vDSO has no file: its table is built from the module loader's
+# mapping of it (x86-64: from its CFI; arm64, whose vDSO has none: one
+# rule, once its code is proven frameless leaves). A leaf in it keeps
+# glibc's clock_gettime and nf_clock.
+log "stats: unwind_vdso_bytes $(fs_stat unwind_vdso_bytes)"
+expect_ge "the vDSO's table was built" "$(fs_stat unwind_vdso_bytes)" 1
+mode clock "nf_clock;$LIBC;($VDSO;)*$VDSO" "$VDSO"
 
 for s in unwind_table unwind_mixed unwind_fp unwind_stop_no_table unwind_stop_unsupported unwind_stop_register unwind_stop_bad; do
 	log "stats: $s $(fs_stat $s)"

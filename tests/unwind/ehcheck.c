@@ -51,6 +51,7 @@ static int load(const char *path, struct img *im)
 {
 	Elf *e = NULL;
 	GElf_Phdr ph, eh = { 0 };
+	GElf_Ehdr ehdr;
 	size_t n, i;
 	u64 frame_vaddr;
 	u32 fdes;
@@ -88,7 +89,14 @@ static int load(const char *path, struct img *im)
 		fprintf(stderr, "%s: no PT_GNU_EH_FRAME\n", path);
 		goto end;
 	}
-	im->src.arch = &fst_eh_x86_64;
+	/* The module reads its own architecture's files; this tool either. */
+	if (!gelf_getehdr(e, &ehdr) ||
+	    (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_AARCH64)) {
+		fprintf(stderr, "%s: neither x86-64 nor AArch64\n", path);
+		goto end;
+	}
+	im->src.arch = ehdr.e_machine == EM_AARCH64 ? &fst_eh_arm64 :
+						      &fst_eh_x86_64;
 	im->src.hdr = im->data + eh.p_offset;
 	im->src.hdr_len = (u32)eh.p_filesz;
 	im->src.hdr_vaddr = eh.p_vaddr;
@@ -216,15 +224,15 @@ static int cfa_breg(const Dwarf_Op *ops, size_t n, int want, int64_t *k)
  * returns 0 when no FDE covers it. @unsup: set when the table should mark
  * it unsupported.
  */
-static int expected(Dwarf_CFI *cfi, uint64_t addr, struct fst_eh_rule *r)
+static int expected(Dwarf_CFI *cfi, const struct fst_eh_arch *a,
+		    uint64_t addr, struct fst_eh_rule *r)
 {
-	const struct fst_eh_arch *a = &fst_eh_x86_64;
 	Dwarf_Frame *f;
 	Dwarf_Op *ops, mem[3];
 	size_t n;
 	Dwarf_Addr s, e;
 	bool sig;
-	int reg, rc = 1, ra_ok, ra_sig;
+	int reg, rc = 1, ra_ok, ra_sig, ra_reg;
 	int64_t k, k2, ra_k;
 
 	memset(r, 0, sizeof(*r));
@@ -240,6 +248,8 @@ static int expected(Dwarf_CFI *cfi, uint64_t addr, struct fst_eh_rule *r)
 	}
 	/* The return address's rule, kept aside until the CFA is known. */
 	k2 = 0;
+	/* Still in the link register (AArch64): "same value". */
+	ra_reg = a->ra_in_reg && n == 0 && ops == NULL;
 	ra_ok = cfa_plus(ops, n, &k2) && k2 && k2 >= -0x8000 && k2 <= 0x7fff;
 	ra_k = k2;
 	ra_sig = !ra_ok && cfa_breg(ops, n, a->sp, &k2);
@@ -291,6 +301,10 @@ static int expected(Dwarf_CFI *cfi, uint64_t addr, struct fst_eh_rule *r)
 		r->fp_off = cfa_breg(ops, n, a->sp, &k) ? (s16)k : FST_EH_FP_LOST;
 		goto out;
 	}
+	if (ra_reg) {
+		ra_ok = 1;
+		ra_k = 0;
+	}
 	if (!ra_ok) {
 		memset(r, 0, sizeof(*r));
 		r->kind = FST_EH_UNSUP;
@@ -338,6 +352,7 @@ static int same(const struct fst_eh_rule *got, const struct fst_eh_rule *want)
 }
 
 static int check_addr(const char *path, Dwarf_CFI *cfi,
+		      const struct fst_eh_arch *a,
 		      const struct fst_eh_table *t, uint64_t addr,
 		      unsigned long *bad, unsigned long *checked,
 		      unsigned long *unknown)
@@ -345,7 +360,7 @@ static int check_addr(const char *path, Dwarf_CFI *cfi,
 	const struct fst_eh_rule *got = fst_eh_find(t, addr);
 	struct fst_eh_rule want;
 	char g[96], w[96];
-	int covered = expected(cfi, addr, &want);
+	int covered = expected(cfi, a, addr, &want);
 
 	(*checked)++;
 	if (covered == 2) {
@@ -441,14 +456,14 @@ static int check_file(const char *path, int quiet)
 	for (i = 0; i + 1 < t.nr_rows; i++) {
 		uint64_t lo = t.base + t.start[i], hi = t.base + t.start[i + 1];
 
-		check_addr(path, cfi, &t, lo, &bad, &checked, &unknown);
-		check_addr(path, cfi, &t, lo + (hi - lo) / 2, &bad, &checked, &unknown);
-		check_addr(path, cfi, &t, hi - 1, &bad, &checked, &unknown);
+		check_addr(path, cfi, im.src.arch, &t, lo, &bad, &checked, &unknown);
+		check_addr(path, cfi, im.src.arch, &t, lo + (hi - lo) / 2, &bad, &checked, &unknown);
+		check_addr(path, cfi, im.src.arch, &t, hi - 1, &bad, &checked, &unknown);
 	}
 	/* Just outside the covered range: no rule. */
 	if (t.nr_rows) {
-		check_addr(path, cfi, &t, t.base + t.start[0] - 1, &bad, &checked, &unknown);
-		check_addr(path, cfi, &t, t.base + t.start[t.nr_rows - 1], &bad,
+		check_addr(path, cfi, im.src.arch, &t, t.base + t.start[0] - 1, &bad, &checked, &unknown);
+		check_addr(path, cfi, im.src.arch, &t, t.base + t.start[t.nr_rows - 1], &bad,
 			   &checked, &unknown);
 	}
 	if (bad || fde_err || st.fdes_used == 0) {
@@ -486,23 +501,26 @@ static int check_file(const char *path, int quiet)
 }
 
 /*
- * The fuzzer's input (tests/fuzz/fuzz_ehframe.c): u32 hdr_len, u64
- * hdr_vaddr, u64 frame_vaddr, hdr, frame; at most @max bytes of frame.
+ * The fuzzer's input (tests/fuzz/fuzz_ehframe.c): u32 hdr_len (top bit:
+ * AArch64), u64 hdr_vaddr, u64 frame_vaddr, hdr, frame; at most @max
+ * bytes of frame.
  */
 static int write_seed(const char *out, const char *path, u32 max)
 {
 	struct img im;
 	FILE *f;
-	u32 len;
+	u32 len, flag;
 	int rc = 1;
 
 	if (load(path, &im))
 		return 1;
 	f = fopen(out, "wb");
 	len = im.src.hdr_len;
+	/* The top bit: AArch64's CFI (the fuzzer reads it so). */
+	flag = len | (im.src.arch == &fst_eh_arm64 ? 0x80000000U : 0);
 	if (im.src.frame_len < max)
 		max = im.src.frame_len;
-	if (f && fwrite(&len, 4, 1, f) == 1 &&
+	if (f && fwrite(&flag, 4, 1, f) == 1 &&
 	    fwrite(&im.src.hdr_vaddr, 8, 1, f) == 1 &&
 	    fwrite(&im.src.frame_vaddr, 8, 1, f) == 1 &&
 	    fwrite(im.src.hdr, 1, len, f) == len &&

@@ -11,6 +11,8 @@
  *   lib      main -> nf_via_lib -> nf_lib_apply (libnofp.so, no frame
  *            pointers) -> nf_cb
  *   alloca   main -> nf_alloca (its CFA on the frame pointer) -> nf_leaf
+ *   clock    main -> nf_clock -> clock_gettime (glibc) -> the vDSO's
+ *            clock_gettime: the vDSO's unwind table
  *   signal   main -> nf_spin, interrupted by SIGPROF every millisecond of
  *            CPU time: nf_handler -> nf_leaf on the signal's frame,
  *            __restore_rt, then nf_spin -> main again
@@ -35,11 +37,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "common.h"
 #include "libnofp.h"
 
-#define USAGE "nofp [-m chain|qsort|memcpy|lib|alloca|signal|mix|edges] [-l LOOPS] [SECONDS]"
+#define USAGE "nofp [-m chain|qsort|memcpy|lib|alloca|signal|clock|mix|edges] [-l LOOPS] [SECONDS]"
 
 volatile unsigned long nf_sink;
 static unsigned long long deadline;
@@ -114,6 +117,18 @@ NOINLINE unsigned long nf_copy(unsigned long seed)
 	for (i = 0; i < 8; i++)
 		memcpy(dst, src, sizeof(dst));
 	return (unsigned long)dst[seed & 0xfffff];
+}
+
+NOINLINE unsigned long nf_clock(unsigned long x)
+{
+	struct timespec ts;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x += (unsigned long)ts.tv_nsec;
+	}
+	return x;
 }
 
 NOINLINE unsigned long nf_cb(unsigned long x)
@@ -272,6 +287,8 @@ nf_round(char mode, unsigned long x)
 		return x + nf_via_lib(x);
 	case 'A':
 		return x + nf_alloca(x);
+	case 'C':
+		return x + nf_clock(x);
 	case 'e':
 		return nf_edges_round(x);
 	case 'x':
@@ -315,11 +332,13 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &it, NULL);
 	} else if (strcmp(mode, "chain") && strcmp(mode, "qsort") &&
 		   strcmp(mode, "memcpy") && strcmp(mode, "lib") &&
-		   strcmp(mode, "alloca") && strcmp(mode, "mix") &&
+		   strcmp(mode, "alloca") && strcmp(mode, "clock") &&
+		   strcmp(mode, "mix") &&
 		   strcmp(mode, "edges")) {
 		die_usage(USAGE);
 	}
-	m = !strcmp(mode, "alloca") ? 'A' : !strcmp(mode, "mix") ? 'x' : mode[0];
+	m = !strcmp(mode, "alloca") ? 'A' : !strcmp(mode, "mix") ? 'x' :
+	    !strcmp(mode, "clock") ? 'C' : mode[0];
 	if (loops) {
 		for (i = 0; i < loops; i++)
 			x = nf_round(m, x);

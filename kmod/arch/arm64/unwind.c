@@ -36,16 +36,6 @@
 #include "../../arch.h"
 #include "../../uapi/flamestat.h"
 
-/*
- * A return address from user memory, its pointer-authentication code
- * stripped (an address without one is unchanged). 6.5 renamed the helper.
- */
-#ifdef ptrauth_strip_user_insn_pac
-#define fst_strip_pac(lr)	ptrauth_strip_user_insn_pac(lr)
-#else
-#define fst_strip_pac(lr)	ptrauth_strip_insn_pac(lr)
-#endif
-
 /**
  * fst_walk_kernel() - the interrupted kernel stack
  * @regs: the interrupted kernel registers

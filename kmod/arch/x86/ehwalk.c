@@ -13,43 +13,15 @@
  * Memory is read as fst_walk_user() reads it: range-checked loads with page
  * faults disabled, in one user-access section.
  */
-#include <linux/build_bug.h>
-#include <linux/hash.h>
-#include <linux/log2.h>
 #include <linux/ptrace.h>
-#include <linux/rcupdate.h>
-#include <linux/sched.h>
-#include <linux/uaccess.h>
 
 #include "../../arch.h"
-#include "../../ehtab.h"
-#include "../../procdb.h"
+#include "../../ehwalk.h"
 #include "../../uapi/flamestat.h"
-
-/* The highest address a word is read at (see FST_UFRAME_MAX in unwind.c). */
-#define FST_EH_UADDR_MAX	(TASK_SIZE_MAX - sizeof(unsigned long))
-
-/*
- * A CFA in [FST_EH_OFF_SPAN, FST_EH_UADDR_MAX - FST_EH_OFF_SPAN] can be
- * read at any s16 offset, as rules give them, without a check per load.
- */
-#define FST_EH_OFF_SPAN		0x8000UL
 
 /* DWARF register numbers of x86-64. */
 #define FST_DW_FP	6
 #define FST_DW_SP	7
-
-/*
- * Hard-irq: @addr as a user pointer for a word's load, or NULL (never
- * mapped below mmap_min_addr: the load faults) when the word would reach
- * past FST_EH_UADDR_MAX, into kernel or non-canonical addresses.
- */
-static __always_inline const unsigned long __user *
-fst_uword(unsigned long addr)
-{
-	return (const unsigned long __user *)(addr <= FST_EH_UADDR_MAX ?
-					      addr : 0);
-}
 
 /* Hard-irq: the interrupted frame's register @reg (DWARF number), or 0. */
 static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsigned int reg)
@@ -75,115 +47,10 @@ static __always_inline unsigned long fst_dw_reg(const struct pt_regs *regs, unsi
 	}
 }
 
-/* What a lookup gives where no table covers the address. */
-static const struct fst_eh_rule fst_eh_no_rule = { .kind = FST_EH_NONE };
-
-/*
- * The maps of a process without any (none read yet): no mapping, and seq
- * 0, which no published maps has. A cache entry never filled (zeroes)
- * matches it only for address 0, and then gives a rule of kind 0, which
- * is FST_EH_NONE, as fst_eh_no_rule: the same walk.
- */
-static const struct fst_maps fst_eh_no_maps;
-static_assert(FST_EH_NONE == 0);
-
 /* The shape of most rules: CFA = SP + n. */
 static const struct fst_eh_rule fst_eh_sp_rule = {
 	.kind = FST_EH_CFA, .reg = FST_DW_SP,
 };
-
-/* A rule's kind and register as one number, for one compare. */
-static __always_inline u16 fst_eh_kind_reg(const struct fst_eh_rule *r)
-{
-	return r->kind | r->reg << 8;
-}
-
-/*
- * What the last search found, for the next frame's: the mapping, its table
- * and segment. A stack's frames are mostly in a few files.
- */
-struct fst_eh_cursor {
-	const struct fst_map *m;
-	const struct fst_ehtab *et;
-	const struct fst_ehtab_seg *seg;
-};
-
-/*
- * Hard-irq: the rule for user address @look in @maps, searched for through
- * the cursor @c: its mapping, the file's table, the segment, the row;
- * fst_eh_no_rule where no table covers it.
- */
-static __always_inline const struct fst_eh_rule *
-fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
-		   struct fst_eh_cursor *c, unsigned long look)
-{
-	const struct fst_eh_rule *r;
-	const struct fst_file *f;
-	u64 off;
-
-	if (!c->m || look < c->m->start || look >= c->m->end) {
-		c->m = fst_maps_find(maps, look);
-		c->et = NULL;
-		c->seg = NULL;
-		f = c->m ? fst_procdb_file(db, c->m->file_id) : NULL;
-		if (f)
-			c->et = rcu_dereference_raw(f->ehtab);
-	}
-	if (!c->et)
-		return &fst_eh_no_rule;
-	off = look - c->m->start + c->m->pgoff;
-	if (!c->seg || off < c->seg->off || off >= c->seg->end) {
-		c->seg = fst_ehtab_seg_of(c->et, off);
-		if (!c->seg)
-			return &fst_eh_no_rule;
-	}
-	r = fst_eh_find(&c->et->t, off + c->seg->delta);
-	return r ? r : &fst_eh_no_rule;
-}
-
-/*
- * Hard-irq: the rule for user address @look (a PC, or a return address
- * minus one: the call, which may be a function's last instruction) in
- * @maps (fst_eh_no_maps: none), whose seq is @seq: from this CPU's cache
- * @rc when it has it, else searched for and cached; fst_eh_no_rule (never
- * NULL, so that the hot path tests nothing more) where no table covers it.
- * Inline, with everything it uses, and no lockdep check
- * (rcu_dereference_raw(): the caller holds rcu_read_lock()): it runs in a
- * user-access section, where objtool allows no call.
- */
-static __always_inline const struct fst_eh_rule *
-fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
-	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc, u32 gen,
-	       unsigned long look)
-{
-	const struct fst_eh_rule *r;
-	struct fst_eh_rcache_ent *e;
-
-	static_assert(FST_EH_RCACHE_WAYS == 2);
-	if (!rc)
-		return fst_eh_rule_search(db, maps, c, look);
-	/* The set's first entry; pointer arithmetic, no subscript. */
-	e = rc->e + FST_EH_RCACHE_WAYS *
-		(u32)(((look ^ seq) * GOLDEN_RATIO_64) >>
-		      (64 - FST_EH_RCACHE_BITS + ilog2(FST_EH_RCACHE_WAYS)));
-	if (e->look == look && e->maps_seq == seq && e->gen == gen)
-		return &e->r;
-	if (e[1].look == look && e[1].maps_seq == seq && e[1].gen == gen)
-		return &e[1].r;
-	r = fst_eh_rule_search(db, maps, c, look);
-	if (r == &fst_eh_no_rule)
-		return r;
-	/* The set's newest first: the older goes to the second way. */
-	e[1].look = e->look;
-	e[1].maps_seq = e->maps_seq;
-	e[1].gen = e->gen;
-	e[1].r = e->r;
-	e->look = look;
-	e->maps_seq = seq;
-	e->gen = gen;
-	e->r = *r;
-	return &e->r;
-}
 
 /**
  * fst_walk_user_eh() - a 64-bit task's user stack, by unwind tables
@@ -223,7 +90,6 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	u32 gen;
 	bool fp_ok = true;
 	bool by_table = false, by_fp = false;
-	struct fst_proc *p;
 	unsigned int n = 0;
 
 	*stop = -1;
@@ -237,14 +103,8 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		return n;
 	}
 	/* Before any table is read: see struct fst_eh_rcache. */
-	gen = atomic_read_acquire(&fst_eh_gen);
-	rcu_read_lock();
-	p = fst_procdb_proc(db, id);
-	maps = p ? rcu_dereference(p->maps) : NULL;
-	if (!maps)
-		maps = &fst_eh_no_maps;
+	maps = fst_eh_walk_begin(db, id, &gen);
 	seq = maps->seq;
-	pagefault_disable();
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
@@ -339,14 +199,8 @@ have_cfa:
 			goto efault;
 		unsafe_get_user(ra, (const unsigned long __user *)(cfa + r->ra_off),
 				efault);
-		if (r->fp_off == FST_EH_FP_LOST) {
-			fp_ok = false;
-		} else if (r->fp_off != FST_EH_FP_SAME) {
-			unsafe_get_user(fp, (const unsigned long __user *)
-					(cfa + r->fp_off), efault);
-			/* Restored from its save slot: known again. */
-			fp_ok = true;
-		}
+		if (fst_eh_restore_fp(r, cfa, &fp, &fp_ok))
+			goto efault;
 		by_table = true;
 		if (!ra)
 			break;
@@ -363,17 +217,6 @@ efault:
 out:
 	user_access_end();
 out_nouser:
-	pagefault_enable();
-	rcu_read_unlock();
-	/*
-	 * A walk that found no caller at all counts as the walk it was:
-	 * by tables only with @tables_only, else by frame pointer.
-	 */
-	if (by_table || (!by_fp && tables_only))
-		*flags |= FLAMESTAT_STACKF_UNWIND_TABLE;
-	if (by_fp || (!by_table && !tables_only))
-		*flags |= FLAMESTAT_STACKF_UNWIND_FP;
-	if (*stop >= 0)
-		*flags |= FLAMESTAT_STACKF_UNWIND_STOPPED;
+	fst_eh_walk_end(flags, by_table, by_fp, tables_only, *stop);
 	return n;
 }

@@ -23,8 +23,13 @@
 #define FST_ARCH_HAVE_KSLOTS	1
 #endif
 
-/* 64-bit user stacks can be walked by unwind tables too (ehwalk.c). */
+/*
+ * 64-bit user stacks can be walked by unwind tables too (ehwalk.c), built
+ * from the .eh_frame of files of this ELF machine, read as this CFI.
+ */
 #define FST_ARCH_HAVE_EHWALK	1
+#define FST_ARCH_EH_MACHINE	EM_X86_64
+#define FST_ARCH_EH_CFI		fst_eh_x86_64
 
 /* Any context: are these user registers of a task in 32-bit mode? */
 static __always_inline bool fst_arch_user_compat(struct pt_regs *regs)
