@@ -32,6 +32,11 @@ enum fst_eh_file_state {
 	FST_EHF_QUEUED,		/* a build is queued or running */
 	FST_EHF_BUILT,		/* ehtab is set */
 	FST_EHF_UNCACHED,	/* its pages were not cached: tried again later */
+	/*
+	 * unwind_kb was full while an older database's tables were alive
+	 * (a reader copying it across a reset): tried again later.
+	 */
+	FST_EHF_NOROOM,
 	FST_EHF_FAILED,		/* no table: not tried again (counted) */
 };
 
@@ -69,7 +74,7 @@ struct fst_file {
 	 */
 	struct fst_ehtab __rcu *ehtab;
 	u8 eh_state;		/* enum fst_eh_file_state, procdb->lock */
-	unsigned long eh_retry_at; /* jiffies, with FST_EHF_UNCACHED */
+	unsigned long eh_retry_at; /* jiffies: FST_EHF_UNCACHED, _NOROOM */
 	struct hlist_node node;	/* in procdb->files_hash */
 	char path[];
 };

@@ -28,7 +28,9 @@
  * database (an old one may outlive a reset while a reader copies it),
  * the kept ones and the one being built. A build reserves its table's
  * bytes before it allocates them; kept tables give way first, oldest
- * first, and without room the build fails (unwind_failed_memory).
+ * first, and without room the build fails (unwind_failed_memory); if an
+ * older database's tables hold part of the room, the file is tried again
+ * a second later instead (FST_EHF_NOROOM): they go with that database.
  */
 #include <linux/errno.h>
 #include <linux/file.h>
@@ -370,6 +372,10 @@ void fst_procdb_eh_consider(struct fst_procdb *db, struct fst_file *f,
 			return;
 		db->nr_eh_uncached--;
 		break;
+	case FST_EHF_NOROOM:
+		if (time_before(jiffies, f->eh_retry_at))
+			return;
+		break;
 	case FST_EHF_NONE:
 		break;
 	default:
@@ -413,6 +419,26 @@ static unsigned int fst_eh_fail_reason(int err)
 	}
 }
 
+/* A file refused for lack of room, with others' tables alive, after this. */
+#define FST_EH_NOROOM_AGAIN	HZ
+
+/*
+ * db->lock held: do tables other than @db's own, the kept ones and the
+ * vDSO's hold any of unwind_kb? Those of an older database that a reader
+ * still holds across a reset: they are kept, or freed, when it goes.
+ */
+static bool fst_eh_others_hold(struct fst_procdb *db)
+{
+	long others;
+
+	mutex_lock(&fst_eh_kept_lock);
+	others = fst_eh_held - (long)fst_eh_kept_bytes -
+		 atomic_long_read(&db->eh_used) -
+		 (long)fst_procdb_eh_vdso_bytes();
+	mutex_unlock(&fst_eh_kept_lock);
+	return others > 0;
+}
+
 /*
  * db->lock held: what came of request @r (its table @et, or error @err).
  * Return: true when @r is queued again (its file reference kept).
@@ -446,6 +472,10 @@ static bool fst_eh_finish(struct fst_procdb *db, struct fst_eh_req *r,
 		f->eh_state = FST_EHF_UNCACHED;
 		f->eh_retry_at = jiffies + FST_EH_UNCACHED_AGAIN;
 		db->nr_eh_uncached++;
+	} else if (err == -ENOSPC && fst_eh_others_hold(db)) {
+		/* Their tables go when they do: then there may be room. */
+		f->eh_state = FST_EHF_NOROOM;
+		f->eh_retry_at = jiffies + FST_EH_NOROOM_AGAIN;
 	} else {
 		f->eh_state = FST_EHF_FAILED;
 		db->eh_failed[fst_eh_fail_reason(err)]++;
