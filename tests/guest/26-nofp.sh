@@ -62,15 +62,19 @@ mode memcpy "nf_copy;$LIBC" "$LIBC"
 mode lib 'nf_via_lib;nf_lib_apply;nf_cb' nf_cb
 mode alloca 'nf_alloca;nf_leaf' nf_leaf
 # The handler's frame, then the signal trampoline, then the interrupted
-# nf_spin: the walk goes through the signal frame. The trampoline is
-# glibc's __restore_rt on x86-64, the vDSO's __kernel_rt_sigreturn on
-# arm64.
+# code: the walk goes through the signal frame. The trampoline is glibc's
+# __restore_rt on x86-64, the vDSO's __kernel_rt_sigreturn on arm64. The
+# interrupted code is nf_spin, or now and then main itself or its
+# clock_gettime() (in libc, then the vDSO) between two rounds.
 VDSO='\[vdso\]\+0x[0-9a-f]+'
 case $(uname -m) in
 aarch64) TRAMP=$VDSO ;;
 *) TRAMP=$LIBC ;;
 esac
-mode signal "nf_spin;$TRAMP;nf_handler;nf_leaf" nf_leaf
+mode signal "(nf_spin;|($LIBC;)?($VDSO;)*)$TRAMP;nf_handler;nf_leaf" nf_leaf
+spin=$(fs_sum "$FS_TMP/signal.sym" "^nofp;(.*;)?main;nf_spin;$TRAMP;nf_handler;nf_leaf$_k")
+expect_ge "signal: >= 90% of them interrupted nf_spin (x10 vs x9)" \
+	$((spin * 10)) $((_all * 9))
 # The vDSO has no file: its table is built from the module loader's
 # mapping of it (x86-64: from its CFI; arm64, whose vDSO has none: one
 # rule, once its code is proven frameless leaves). A leaf in it keeps
