@@ -41,9 +41,9 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      struct fst_procdb *db, u32 id, bool tables_only,
 			      struct fst_eh_rcache *rc, int *stop);
 /*
- * Where fst_arch.h defines FST_ARCH_HAVE_VDSO_LEAF: whether a vDSO's .text,
- * which has no unwind information, is all leaves without a frame, in
- * which the caller is found from SP and the link register alone.
+ * Where fst_arch.h defines FST_ARCH_HAVE_VDSO_LEAF: whether a function of
+ * a vDSO without unwind information is a leaf without a frame, in which
+ * the caller is found from SP and the link register alone.
  */
 bool fst_arch_vdso_leaf(const u8 *text, size_t len);
 unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,

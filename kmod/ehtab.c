@@ -364,59 +364,125 @@ int fst_ehtab_build(struct file *file, struct fst_ehtab_budget *budget,
  */
 #define FST_EHTAB_VDSO_MAX	(64U << 10)
 
-/*
- * A vDSO without CFI whose .text the architecture proves to be frameless
- * leaves only (fst_arch_vdso_leaf()): a table of one rule over .text,
- * CFA = SP, the return address in its register, the frame pointer
- * unchanged. Return: 0, -ENOEXEC (not proven, or no .text), -ENOSPC,
- * -ENOMEM.
- */
-static int fst_ehtab_vdso_leaf(const u8 *image, size_t len,
-			       struct fst_ehtab_budget *budget,
-			       struct fst_ehtab **out)
-{
 #ifdef FST_ARCH_HAVE_VDSO_LEAF
+/* Functions of a vDSO without CFI that the table may cover. */
+#define FST_VDSO_FUNCS		32
+
+/* A section of the ELF image @image (@len bytes) by name or type, or NULL. */
+static const Elf64_Shdr *fst_vdso_section(const u8 *image, size_t len,
+					  const char *name, u32 type)
+{
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
-	const Elf64_Shdr *sh, *strs, *text = NULL;
-	const struct fst_eh_rule leaf = {
-		.kind = FST_EH_CFA, .reg = FST_ARCH_EH_CFI.sp,
-		.ra_off = 0, .fp_off = FST_EH_FP_SAME,
-	};
-	const struct fst_eh_rule none = { .kind = FST_EH_NONE };
-	struct fst_ehtab *et;
-	struct fst_eh_table t = { };
-	u32 blocks, *start;
-	size_t bytes;
+	const Elf64_Shdr *sh, *strs;
+	size_t nlen = name ? strlen(name) : 0;
 	u16 i;
 
 	if (eh->e_shentsize != sizeof(*sh) || !eh->e_shnum ||
 	    eh->e_shoff > len ||
 	    (u64)eh->e_shnum * sizeof(*sh) > len - eh->e_shoff ||
 	    eh->e_shstrndx >= eh->e_shnum)
-		return -ENOEXEC;
+		return NULL;
 	sh = (const Elf64_Shdr *)(image + eh->e_shoff);
 	strs = &sh[eh->e_shstrndx];
 	if (strs->sh_offset > len || strs->sh_size > len - strs->sh_offset)
-		return -ENOEXEC;
+		return NULL;
 	for (i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_name >= strs->sh_size ||
-		    strnlen((const char *)image + strs->sh_offset + sh[i].sh_name,
-			    strs->sh_size - sh[i].sh_name) != 5 ||
-		    memcmp(image + strs->sh_offset + sh[i].sh_name, ".text", 5))
+		if (sh[i].sh_offset > len ||
+		    sh[i].sh_size > len - sh[i].sh_offset)
 			continue;
-		text = &sh[i];
+		if (!name && sh[i].sh_type == type)
+			return &sh[i];
+		if (name && sh[i].sh_name < strs->sh_size &&
+		    strs->sh_size - sh[i].sh_name > nlen &&
+		    !memcmp(image + strs->sh_offset + sh[i].sh_name, name,
+			    nlen + 1))
+			return &sh[i];
 	}
-	/* The mapping is the image: file offsets are mapping offsets. */
-	if (!text || !(text->sh_flags & SHF_EXECINSTR) ||
-	    text->sh_offset > len || text->sh_size > len - text->sh_offset ||
-	    text->sh_offset + text->sh_size > U32_MAX ||
-	    !fst_arch_vdso_leaf(image + text->sh_offset, text->sh_size))
+	return NULL;
+}
+
+/*
+ * The exported functions of a vDSO image without CFI that the
+ * architecture proves frameless leaves (fst_arch_vdso_leaf()), as sorted,
+ * disjoint ranges of image offsets in @r[]. Return: how many.
+ */
+static u32 fst_vdso_leaves(const u8 *image, size_t len,
+			   u32 r[FST_VDSO_FUNCS][2])
+{
+	const Elf64_Shdr *text = fst_vdso_section(image, len, ".text", 0);
+	const Elf64_Shdr *dyn = fst_vdso_section(image, len, NULL,
+						 SHT_DYNSYM);
+	const Elf64_Sym *sym;
+	u32 n = 0, i, j, lo, hi;
+	u64 nsyms, k;
+
+	if (!text || !dyn || !(text->sh_flags & SHF_EXECINSTR) ||
+	    text->sh_offset + text->sh_size > U32_MAX)
+		return 0;
+	sym = (const Elf64_Sym *)(image + dyn->sh_offset);
+	nsyms = min_t(u64, dyn->sh_size / sizeof(*sym), 256);
+	for (k = 0; k < nsyms && n < FST_VDSO_FUNCS; k++) {
+		if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
+		    !sym[k].st_size || sym[k].st_value < text->sh_addr ||
+		    sym[k].st_value - text->sh_addr > text->sh_size ||
+		    sym[k].st_size > text->sh_size -
+				     (sym[k].st_value - text->sh_addr))
+			continue;
+		lo = text->sh_offset + (sym[k].st_value - text->sh_addr);
+		hi = lo + sym[k].st_size;
+		if (!fst_arch_vdso_leaf(image + lo, hi - lo))
+			continue;
+		/* Sorted insertion; an alias or an overlap is left out. */
+		for (i = 0; i < n && r[i][0] < lo; i++)
+			;
+		if ((i < n && r[i][0] < hi) || (i && r[i - 1][1] > lo))
+			continue;
+		for (j = n; j > i; j--) {
+			r[j][0] = r[j - 1][0];
+			r[j][1] = r[j - 1][1];
+		}
+		r[i][0] = lo;
+		r[i][1] = hi;
+		n++;
+	}
+	return n;
+}
+#endif
+
+/*
+ * A vDSO without CFI: its exported functions that the architecture proves
+ * frameless leaves (fst_vdso_leaves()) get one rule, CFA = SP, the return
+ * address in its register, the frame pointer unchanged; the rest of its
+ * code none (walked by frame pointer). Return: 0, -ENOEXEC (no function
+ * proven), -ENOSPC, -ENOMEM.
+ */
+static int fst_ehtab_vdso_leaf(const u8 *image, size_t len,
+			       struct fst_ehtab_budget *budget,
+			       struct fst_ehtab **out)
+{
+#ifdef FST_ARCH_HAVE_VDSO_LEAF
+	const struct fst_eh_rule leaf = {
+		.kind = FST_EH_CFA, .reg = FST_ARCH_EH_CFI.sp,
+		.ra_off = 0, .fp_off = FST_EH_FP_SAME,
+	};
+	const struct fst_eh_rule none = { .kind = FST_EH_NONE };
+	u32 r[FST_VDSO_FUNCS][2];
+	struct fst_ehtab *et;
+	struct fst_eh_table t = { };
+	u32 nr, rows = 0, blocks, i, *start;
+	size_t bytes;
+
+	nr = fst_vdso_leaves(image, len, r);
+	if (!nr)
 		return -ENOEXEC;
-	t.nr_rows = 2;
+	/* A row at each start, and one at each end no next function starts at. */
+	for (i = 0; i < nr; i++)
+		rows += i + 1 < nr && r[i + 1][0] == r[i][1] ? 1 : 2;
+	t.nr_rows = rows;
 	t.nr_rules = 2;
-	t.span = text->sh_offset + text->sh_size;
+	t.span = r[nr - 1][1];
 	blocks = fst_eh_blocks(&t);
-	bytes = fst_ehtab_size(2, blocks, 2);
+	bytes = fst_ehtab_size(rows, blocks, 2);
 	if (!budget->reserve(budget, bytes))
 		return -ENOSPC;
 	et = kvzalloc(bytes, GFP_KERNEL);
@@ -425,19 +491,24 @@ static int fst_ehtab_vdso_leaf(const u8 *image, size_t len,
 		return -ENOMEM;
 	}
 	start = (u32 *)(et + 1);
-	start[0] = text->sh_offset;
-	start[1] = t.span;
 	t.start = start;
-	t.rule = (u16 *)(start + 2 + blocks + 1);
-	t.rule[0] = 0;
-	t.rule[1] = 1;
+	t.rule = (u16 *)(start + rows + blocks + 1);
+	for (rows = 0, i = 0; i < nr; i++) {
+		start[rows] = r[i][0];
+		t.rule[rows++] = 0;
+		if (i + 1 < nr && r[i + 1][0] == r[i][1])
+			continue;
+		start[rows] = r[i][1];
+		t.rule[rows++] = 1;
+	}
 	t.rules = (struct fst_eh_rule *)((u8 *)et + bytes) - 2;
 	t.rules[0] = leaf;
 	t.rules[1] = none;
-	fst_eh_index(&t, start + 2);
+	fst_eh_index(&t, start + rows);
 	et->t = t;
+	/* The mapping is the image: its offsets are the table's. */
 	et->nr_segs = 1;
-	et->seg[0].off = text->sh_offset;
+	et->seg[0].off = r[0][0];
 	et->seg[0].end = t.span;
 	et->bytes = bytes;
 	*out = et;

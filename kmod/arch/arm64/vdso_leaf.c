@@ -10,10 +10,11 @@
  * record, is skipped, and with it often every frame up to main).
  *
  * That rule is used only where it is proven here, instruction by
- * instruction, over the vDSO's whole .text: one instruction that could
- * call, write SP, x29 or x30, or address the stack, and the vDSO keeps the
- * frame-record walk. The test is conservative (it refuses more than it
- * must, e.g. any store of x29), never the other way.
+ * instruction, over each function the vDSO exports: one instruction that
+ * could call, write SP, x29 or x30, or address the stack, and that
+ * function keeps the frame-record walk (7.x's getrandom(), which keeps a
+ * frame, does). The test is conservative (it refuses more than it must,
+ * e.g. any store of x29), never the other way.
  */
 #include <linux/types.h>
 
@@ -58,8 +59,8 @@ static bool fst_insn_unsafe(u32 i)
 }
 
 /**
- * fst_arch_vdso_leaf() - is every function of this vDSO text a frameless leaf?
- * @text: the vDSO's .text
+ * fst_arch_vdso_leaf() - is this vDSO function a frameless leaf?
+ * @text: its code
  * @len: its length in bytes
  *
  * PACIASP and AUTIASP (hints: Rd is 31) and RET pass; so does the signal
