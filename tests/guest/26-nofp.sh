@@ -36,23 +36,11 @@ expect_eq "no table failed for lack of memory" "$(fs_stat unwind_failed_memory)"
 # user leaf is LEAF (kernel frames after it allowed), >= 99% must match
 # RE from main on.
 mode() {
-	_m=$1 _re=$2 _leaf=$3
-	wl_bg nofp -m "$_m" $((SECS + 1))
+	wl_bg nofp -m "$1" $((SECS + 1))
 	sleep 1
-	fs_read "$FS_TMP/$_m.before"
-	check "nofp -m $_m" wl_wait
-	fs_read "$FS_TMP/$_m.after"
-	fs_delta "$FS_TMP/$_m.before" "$FS_TMP/$_m.after" | grep '^nofp;' |
-		fs_symbolize >"$FS_TMP/$_m.sym"
-	artifact "$FS_TMP/$_m.sym"
-	_k='(;[^;]*_\[k\])*$'
-	_all=$(fs_sum "$FS_TMP/$_m.sym" "^nofp;(.*;)?$_leaf$_k")
-	_good=$(fs_sum "$FS_TMP/$_m.sym" "^nofp;(.*;)?main;$_re$_k")
-	log "$_m: $_all samples in $_leaf, $_good with main;$_re"
-	sort -t' ' -k2 -n -r "$FS_TMP/$_m.sym" | head -n 4 | sed 's/^/#   /'
-	expect_ge "$_m: sampled in $_leaf" "$_all" 200
-	expect_ge "$_m: >= 99% of them whole from main (x100 vs x99)" \
-		$((_good * 100)) $((_all * 99))
+	sample_window "$1" nofp "nofp -m $1" wl_wait
+	whole_count "$1" "$3" "$2"
+	expect_whole "$1" "$3" 200
 }
 
 LIBC='libc\.so\.6\+0x[0-9a-f]+'
@@ -74,7 +62,7 @@ esac
 mode signal "(nf_spin;|($LIBC;)?($VDSO;)*)$TRAMP;nf_handler;nf_leaf" nf_leaf
 spin=$(fs_sum "$FS_TMP/signal.sym" "^nofp;(.*;)?main;nf_spin;$TRAMP;nf_handler;nf_leaf$_k")
 expect_ge "signal: >= 90% of them interrupted nf_spin (x10 vs x9)" \
-	$((spin * 10)) $((_all * 9))
+	$((spin * 10)) $((all * 9))
 # The vDSO has no file: its table is built from the module loader's
 # mapping of it (x86-64: from its CFI; arm64, whose vDSO has none: one
 # rule, once its code is proven frameless leaves). A leaf in it keeps

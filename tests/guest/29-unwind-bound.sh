@@ -16,26 +16,8 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-LIBC=
-for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6 \
-	/lib/aarch64-linux-gnu/libc.so.6 /usr/lib/aarch64-linux-gnu/libc.so.6; do
-	if [ -f "$f" ]; then
-		LIBC=$f
-		break
-	fi
-done
-[ -n "$LIBC" ] || die "no libc.so.6 in this guest"
-COPY=$FS_TMP/libc-copy
-mkdir -p "$COPY"
-cp "$LIBC" "$COPY/libc.so.6"
-
-fs_load
-check "nofp -m qsort, to size its tables" wl nofp -m qsort 1
-u=$(fs_stat unwind_bytes)
-log "tables: $(fs_stat unwind_tables), $u bytes"
-expect_ge "libc's table and nofp's built (> 64 KiB)" "$u" 65536
-check "unload" fs_unload
-
+libc_copy
+qsort_tables
 kb=$((u * 14 / 10 / 1024 + 1))
 fs_load "unwind_kb=$kb"
 check "nofp -m qsort, unwind_kb=$kb" wl nofp -m qsort 1
@@ -46,29 +28,8 @@ check "reset" fs_write reset
 # give way to it (seen on 5.10: none left). The bound holds either way.
 log "kept after the reset: $(fs_stat unwind_kept_tables) tables, $(fs_stat unwind_kept_bytes) bytes"
 
-# The copy, by LD_LIBRARY_PATH (exported: an assignment before a function
-# call may outlive the call in POSIX sh).
-export LD_LIBRARY_PATH="$COPY"
-wl_bg nofp -m qsort 4
-pid=$!
-sleep 1
-mapped=$(awk '$6 ~ /libc\.so\.6$/ { print $6; exit }' "/proc/$pid/maps")
-expect_eq "nofp maps the copy of libc" "$mapped" "$COPY/libc.so.6"
-fs_read "$FS_TMP/copy.before"
-check "nofp -m qsort with the copy" wl_wait
-fs_read "$FS_TMP/copy.after"
-unset LD_LIBRARY_PATH
-fs_delta "$FS_TMP/copy.before" "$FS_TMP/copy.after" | grep '^nofp;' |
-	fs_symbolize >"$FS_TMP/copy.sym"
-artifact "$FS_TMP/copy.sym"
-k='(;[^;]*_\[k\])*$'
-all=$(fs_sum "$FS_TMP/copy.sym" "^nofp;(.*;)?nf_cmp$k")
-good=$(fs_sum "$FS_TMP/copy.sym" "^nofp;(.*;)?main;nf_sort;(libc\.so\.6\+0x[0-9a-f]+;)+nf_cmp$k")
-log "copy: $all samples in nf_cmp, $good whole from main"
-sort -t' ' -k2 -n -r "$FS_TMP/copy.sym" | head -n 3 | sed 's/^/#   /'
-expect_ge "copy: sampled in nf_cmp" "$all" 200
-expect_ge "copy: >= 99% of them whole from main through the copy (x100 vs x99)" \
-	$((good * 100)) $((all * 99))
+copy_run copy 4
+expect_whole copy nf_cmp 200
 
 for s in unwind_tables unwind_bytes unwind_kept_tables unwind_kept_bytes unwind_reused unwind_peak_bytes mem_used mem_total; do
 	log "stats: $s $(fs_stat $s)"

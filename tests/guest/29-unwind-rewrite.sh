@@ -24,22 +24,11 @@ whole() {
 	"$RW/nofp" -m lib $((SECS + 1)) &
 	_pid=$!
 	sleep 1
-	fs_read "$FS_TMP/$1.before"
-	check "$1: nofp -m lib" wait "$_pid"
-	fs_read "$FS_TMP/$1.after"
-	fs_delta "$FS_TMP/$1.before" "$FS_TMP/$1.after" | grep '^nofp;' >"$FS_TMP/$1.folded"
-	artifact "$FS_TMP/$1.folded"
 	# nofp's own frames by name; libnofp.so's by the symbols of the
 	# first version, which the second's addresses do not match.
-	fs_symbolize <"$FS_TMP/$1.folded" >"$FS_TMP/$1.sym"
-	artifact "$FS_TMP/$1.sym"
-	_all=$(fs_sum "$FS_TMP/$1.sym" '^nofp;(.*;)?nf_cb(;[^;]*_\[k\])*$')
-	_good=$(fs_sum "$FS_TMP/$1.sym" '^nofp;(.*;)?main;nf_via_lib;(nf_lib_apply|libnofp\.so\+0x[0-9a-f]+);nf_cb(;[^;]*_\[k\])*$')
-	log "$1: $_all samples in nf_cb, $_good whole"
-	sort -t' ' -k2 -n -r "$FS_TMP/$1.sym" | head -n 3 | sed 's/^/#   /'
-	expect_ge "$1: sampled in nf_cb" "$_all" 200
-	expect_ge "$1: >= 99% of them whole from main (x100 vs x99)" \
-		$((_good * 100)) $((_all * 99))
+	sample_window "$1" nofp "$1: nofp -m lib" wait "$_pid"
+	whole_count "$1" nf_cb 'nf_via_lib;(nf_lib_apply|libnofp\.so\+0x[0-9a-f]+);nf_cb'
+	expect_whole "$1" nf_cb 200
 }
 
 fs_load

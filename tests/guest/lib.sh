@@ -516,6 +516,89 @@ chain_named() {
 	expect_ge "$1: chain >= 90% named (x10 vs x9)" $((_n * 10)) $((_t * 9))
 }
 
+# ---- unwind tables against unwind_kb (29-unwind-bound, -noroom) ----
+
+# qsort_tables: the bytes of the unwind tables nofp -m qsort needs (nofp's,
+# libc's, ld.so's), measured in a session of their own, in u.
+qsort_tables() {
+	fs_load
+	check "nofp -m qsort, to size its tables" wl nofp -m qsort 1
+	u=$(fs_stat unwind_bytes)
+	log "tables: $(fs_stat unwind_tables), $u bytes"
+	expect_ge "libc's table and nofp's built (> 64 KiB)" "$u" 65536
+	check "unload" fs_unload
+}
+
+# libc_copy: a copy of this guest's libc.so.6 in COPY: another file, whose
+# table is built rather than taken over, as big as libc's. nofp maps it
+# with LD_LIBRARY_PATH=$COPY.
+libc_copy() {
+	_libc=
+	for _f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc.so.6 \
+		/lib/aarch64-linux-gnu/libc.so.6 /usr/lib/aarch64-linux-gnu/libc.so.6; do
+		if [ -f "$_f" ]; then
+			_libc=$_f
+			break
+		fi
+	done
+	[ -n "$_libc" ] || die "no libc.so.6 in this guest"
+	COPY=$FS_TMP/libc-copy
+	mkdir -p "$COPY"
+	cp "$_libc" "$COPY/libc.so.6"
+}
+
+# copy_run NAME SECS: nofp -m qsort with the copy of libc (libc_copy) for
+# SECS seconds, its samples from the second second on in NAME.sym; sets
+# all (samples in nf_cmp) and good (those whole from main).
+copy_run() {
+	# Exported: an assignment before a function call may outlive the
+	# call in POSIX sh.
+	export LD_LIBRARY_PATH="$COPY"
+	wl_bg nofp -m qsort "$2"
+	_pid=$!
+	unset LD_LIBRARY_PATH
+	sleep 1
+	_mapped=$(awk '$6 ~ /libc\.so\.6$/ { print $6; exit }' "/proc/$_pid/maps")
+	expect_eq "$1: nofp maps the copy of libc" "$_mapped" "$COPY/libc.so.6"
+	sample_window "$1" nofp "$1: nofp -m qsort with the copy" wl_wait
+	whole_count "$1" nf_cmp 'nf_sort;(libc\.so\.6\+0x[0-9a-f]+;)+nf_cmp'
+}
+
+# ---- stacks whole from main ----
+
+# sample_window NAME COMM MSG CMD...: the samples of COMM taken while CMD
+# runs (a check, with MSG; it waits for a workload started before), read
+# before and after it, symbolized into NAME.sym, an artifact.
+sample_window() {
+	_sw=$1 _swc=$2 _swm=$3
+	shift 3
+	fs_read "$FS_TMP/$_sw.before"
+	check "$_swm" "$@"
+	fs_read "$FS_TMP/$_sw.after"
+	fs_delta "$FS_TMP/$_sw.before" "$FS_TMP/$_sw.after" | grep "^$_swc;" |
+		fs_symbolize >"$FS_TMP/$_sw.sym"
+	artifact "$FS_TMP/$_sw.sym"
+}
+
+# whole_count NAME LEAF RE: of NAME.sym's samples whose user leaf is LEAF
+# (kernel frames after it allowed), all; of those, good: the ones whose
+# stack from main on is main;RE. Logged, with the three largest stacks.
+whole_count() {
+	_k='(;[^;]*_\[k\])*$'
+	all=$(fs_sum "$FS_TMP/$1.sym" "^[^;]*;(.*;)?$2$_k")
+	good=$(fs_sum "$FS_TMP/$1.sym" "^[^;]*;(.*;)?main;$3$_k")
+	log "$1: $all samples in $2, $good whole from main"
+	sort -t' ' -k2 -n -r "$FS_TMP/$1.sym" | head -n 3 | sed 's/^/#   /'
+}
+
+# expect_whole NAME LEAF MIN: after whole_count, at least MIN samples in
+# LEAF and >= 99% of them whole from main.
+expect_whole() {
+	expect_ge "$1: sampled in $2" "$all" "$3"
+	expect_ge "$1: >= 99% of them whole from main (x100 vs x99)" \
+		$((good * 100)) $((all * 99))
+}
+
 # ---- artifacts ----
 
 # artifact FILE [NAME]: FILE comes out of the guest as
