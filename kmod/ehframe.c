@@ -708,6 +708,7 @@ fp:
 		r->fp_off = (s16)s->r[EH_FP].off;
 	else
 		r->fp_off = FST_EH_FP_LOST;
+	fst_eh_ra_above_cfa(a, r);
 }
 
 /* Which tracked register DWARF register @reg is: EH_RA, EH_FP or -1. */

@@ -217,6 +217,38 @@ static inline u64 fst_eh_rows_bound(u32 frame_len, u32 fdes)
 	return (u64)frame_len + 2ULL * fdes + 1;
 }
 
+/*
+ * Where the return address is saved at or above the CFA, the CFA is not
+ * the caller's SP: the slot is in the caller's frame, and whatever pushed
+ * it pops it before returning. glibc's _dl_runtime_resolve on AArch64
+ * leaves the PLT's push of x16 and x30 out of its CFA and says x30 is at
+ * CFA + 8: the caller's SP is CFA + 16. Were the CFA taken as that SP, the
+ * caller's own frame would be read 16 bytes too low (its return address
+ * from the wrong slot). So a rule whose return address lies at CFA + n,
+ * n >= 0, has its CFA moved up past the 16-byte-aligned pair that holds
+ * it, and its offsets moved with it: the same slots, the caller's real SP.
+ * Only where a return address can be in a register before it is saved
+ * (AArch64): elsewhere the call itself pushes it, below the CFA.
+ */
+static inline void fst_eh_ra_above_cfa(const struct fst_eh_arch *a,
+				       struct fst_eh_rule *r)
+{
+	s32 adj;
+
+	if (!a->ra_in_reg || r->kind != FST_EH_CFA || r->ra_off <= 0)
+		return;
+	adj = (r->ra_off + 8 + 15) & ~15;
+	r->cfa_off += adj;
+	r->ra_off -= adj;
+	if (r->fp_off != FST_EH_FP_SAME && r->fp_off != FST_EH_FP_LOST) {
+		if (r->fp_off - adj < -0x8000 || r->fp_off - adj == FST_EH_FP_SAME ||
+		    r->fp_off - adj == FST_EH_FP_LOST)
+			r->fp_off = FST_EH_FP_LOST;
+		else
+			r->fp_off -= adj;
+	}
+}
+
 int fst_eh_hdr(const u8 *hdr, u32 len, u64 vaddr,
 	       const struct fst_eh_arch *arch, u64 *frame_vaddr, u32 *fdes);
 int fst_eh_build(const struct fst_eh_src *src, const struct fst_eh_out *out,
