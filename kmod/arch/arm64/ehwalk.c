@@ -179,8 +179,12 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		frames[n++] = ra;
 		if (nfp <= fp)
 			break;
+		/*
+		 * The record is at the bottom of its frame: the caller's SP is
+		 * above it (a bound, for the checks), where exactly is unknown.
+		 */
+		sp = fp + 2 * sizeof(long);
 		fp = nfp;
-		/* The record is at the bottom of its frame: SP unknown. */
 		sp_ok = false;
 		lr_ok = false;
 		pc = ra;
@@ -218,7 +222,9 @@ have_cfa:
 		if (!ra)
 			break;
 		frames[n++] = ra;
+		/* The CFA is the caller's SP: known again after a record step. */
 		sp = cfa;
+		sp_ok = true;
 		pc = ra;
 		look = ra - 1;
 	}
