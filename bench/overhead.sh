@@ -14,7 +14,10 @@
 #             every workload (fixed work) with no profiler, the floor module
 #             (a pinned hrtimer per CPU doing nothing), flamestat record -a,
 #             perf record -F 997 -a -g, bpftrace and bcc profile -F 997;
-#             runtime inside the guest, samples, bytes, stop to flame graph
+#             runtime inside the guest, samples, bytes, stop to flame graph;
+#             the warm-up runs under a recording, so the unwind tables of
+#             the workloads' files are built before the first timed run
+#             (their build is bench/30-unwind-tables.sh's figure)
 #   accuracy  two CPUs, plain TCG: flamestat and perf on the same
 #             workloads; top-10 leaf functions compared, sampling rate
 #   profile   like overhead for the floor and flamestat only, under the
@@ -73,7 +76,7 @@ while [ $# -gt 0 ]; do
 	--no-doc) doc=0 ;;
 	--only) phases=$2; shift ;;
 	--arch) shift ;;
-	-h | --help) sed -n '3,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-overhead: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -222,6 +225,7 @@ profile)
 	BENCH_REPEATS=1
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
+	BENCH_WARMUP_RECORD=1
 	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|read=/opt/workloads/syscalls -m read -l 1800|uniq8=/opt/workloads/uniq -d 8 2' ;;
 unwind)
 	BENCH_PROFILERS="none floor flamestat fsfp perf perfdwarf"
@@ -249,7 +253,8 @@ truth)
 	BENCH_WORKLOADS='$TRUTH_WORKLOADS' ;;
 *)
 	BENCH_PROFILERS="$PROFILERS"
-	BENCH_REPEATS=$repeats ;;
+	BENCH_REPEATS=$repeats
+	BENCH_WARMUP_RECORD=1 ;;
 esac
 . /opt/bench/guest.sh
 EOF

@@ -35,6 +35,9 @@
 #                    two samples, against phase locking under -icount); not
 #                    with the floor profiler
 #   BENCH_WARMUP     0: no untimed run of each workload first
+#   BENCH_WARMUP_RECORD  1: the warm-up runs under a flamestat recording
+#                    (the unwind tables of the workloads' files are built
+#                    before the first timed run)
 #   BENCH_ENTRY      1: print "@@BENCH-ENTRY wl=W entry=0x.." first, each
 #                    workload's entry point as loaded (AT_ENTRY; with the
 #                    ELF header's, its load address)
