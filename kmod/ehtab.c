@@ -109,6 +109,15 @@ static int fst_ehtab_in_read(const struct fst_ehtab_in *in, void *buf,
 	return 0;
 }
 
+/* As fst_ehtab_in_read(), with no readahead: for the headers alone. */
+static int fst_ehtab_in_peek(const struct fst_ehtab_in *in, void *buf,
+			     size_t len, loff_t pos)
+{
+	if (in->file)
+		return fst_file_read_cached(in->file, buf, len, pos);
+	return fst_ehtab_in_read(in, buf, len, pos);
+}
+
 struct fst_ehtab_elf {
 	u64 hdr_off, hdr_len, hdr_vaddr;
 	u64 frame_off, frame_len, frame_vaddr;
@@ -131,9 +140,7 @@ static int fst_ehtab_phdrs(const struct fst_ehtab_in *in,
 
 	if (in->file && !S_ISREG(file_inode(in->file)->i_mode))
 		return -ENOEXEC;
-	/* Not fst_ehtab_in_read(): no readahead for the headers alone. */
-	err = in->file ? fst_file_read_cached(in->file, &eh, sizeof(eh), 0) :
-			 fst_ehtab_in_read(in, &eh, sizeof(eh), 0);
+	err = fst_ehtab_in_peek(in, &eh, sizeof(eh), 0);
 	if (err)
 		return err == -EAGAIN ? err : -ENOEXEC;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
@@ -146,11 +153,7 @@ static int fst_ehtab_phdrs(const struct fst_ehtab_in *in,
 	ph = kmalloc_array(eh.e_phnum, sizeof(*ph), GFP_KERNEL);
 	if (!ph)
 		return -ENOMEM;
-	err = in->file ? fst_file_read_cached(in->file, ph,
-					      eh.e_phnum * sizeof(*ph),
-					      eh.e_phoff) :
-			 fst_ehtab_in_read(in, ph, eh.e_phnum * sizeof(*ph),
-					   eh.e_phoff);
+	err = fst_ehtab_in_peek(in, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff);
 	if (err) {
 		kfree(ph);
 		return err == -EAGAIN ? err : -ENOEXEC;
