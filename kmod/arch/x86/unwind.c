@@ -105,7 +105,9 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
  *	first frame fst_walk_kernel() stores, is not stored here)
  * @slots: for each frame, the address its return address was read from;
  *	0 when it does not hold that return address (put back by the unwinder
- *	in place of a trampoline's) or is not on the task's stack
+ *	in place of a trampoline's) or is not on the task's stack; with @regs,
+ *	also from a register frame on, and slots[0] after an unwinder error
+ *	(such stacks are not kept: see below)
  * @max: room in @frames and @slots
  * @complete: set when the stack ended within @max frames
  *
@@ -140,11 +142,26 @@ unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
 			return n;
 		p = state.regs ? (unsigned long)&state.regs->ip : state.sp ?
 		    state.sp - sizeof(long) : 0;
+		/*
+		 * Interrupted stacks (the timer's): past a register frame the
+		 * walk goes on from the SP and FP saved in it, words the cache
+		 * does not compare (an exception's frame lies 8 bytes lower or
+		 * not with the alignment of the SP it interrupted): not kept.
+		 */
+		if (regs && state.regs)
+			p = 0;
 		frames[n] = addr;
 		slots[n] = p >= stack && p + sizeof(long) <= top &&
 			   READ_ONCE_NOCHECK(*(unsigned long *)p) == addr ? p : 0;
 		n++;
 	}
+	/*
+	 * A walk the unwinder went on with after an error (no ORC for an
+	 * address: it guesses from the frame pointer, which the cache does
+	 * not compare either) is not kept.
+	 */
+	if (regs && n && unwind_error(&state))
+		slots[0] = 0;
 	*complete = true;
 	return n;
 }
