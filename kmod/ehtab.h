@@ -75,8 +75,9 @@ fst_ehtab_seg_of(const struct fst_ehtab *et, u64 off)
  * maps and is never reused: new maps, new keys. The rule is copied (its
  * table may be freed after). A table dropped while maps that name its
  * file stay published (a rewritten file, unwind_kb) must not go on being
- * read through copies: an entry counts only while fst_eh_gen is what it
- * was filled under, and it grows when a published table is dropped.
+ * read through copies: fst_eh_gen grows when a published table is dropped,
+ * and a walk that finds it changed empties the cache first (a rare
+ * event, so that a hit compares two words, not three).
  * Two ways: a stack's dozen addresses must not evict each other. Used by
  * the timer and the sched_switch probe of its CPU, both with interrupts
  * off.
@@ -85,10 +86,10 @@ fst_ehtab_seg_of(const struct fst_ehtab *et, u64 off)
 #define FST_EH_RCACHE_WAYS	2
 
 struct fst_eh_rcache {
+	u32 gen;		/* the fst_eh_gen the entries were filled under */
 	struct fst_eh_rcache_ent {
 		u64 look;	/* a PC, or a return address - 1 */
 		u64 maps_seq;	/* struct fst_maps.seq, 0: empty */
-		u32 gen;
 		struct fst_eh_rule r;
 	} e[1 << FST_EH_RCACHE_BITS];
 };

@@ -16,6 +16,7 @@
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "ehtab.h"
@@ -118,7 +119,7 @@ fst_eh_rule_search(struct fst_procdb *db, const struct fst_maps *maps,
  */
 static __always_inline const struct fst_eh_rule *
 fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
-	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc, u32 gen,
+	       struct fst_eh_cursor *c, struct fst_eh_rcache *rc,
 	       unsigned long look)
 {
 	const struct fst_eh_rule *r;
@@ -131,38 +132,39 @@ fst_eh_rule_at(struct fst_procdb *db, const struct fst_maps *maps, u64 seq,
 	e = rc->e + FST_EH_RCACHE_WAYS *
 		(u32)(((look ^ seq) * GOLDEN_RATIO_64) >>
 		      (64 - FST_EH_RCACHE_BITS + ilog2(FST_EH_RCACHE_WAYS)));
-	if (e->look == look && e->maps_seq == seq && e->gen == gen)
+	if (e->look == look && e->maps_seq == seq)
 		return &e->r;
-	if (e[1].look == look && e[1].maps_seq == seq && e[1].gen == gen)
+	if (e[1].look == look && e[1].maps_seq == seq)
 		return &e[1].r;
 	r = fst_eh_rule_search(db, maps, c, look);
 	if (r == &fst_eh_no_rule)
 		return r;
 	/* The set's newest first: the older goes to the second way. */
-	e[1].look = e->look;
-	e[1].maps_seq = e->maps_seq;
-	e[1].gen = e->gen;
-	e[1].r = e->r;
+	e[1] = *e;
 	e->look = look;
 	e->maps_seq = seq;
-	e->gen = gen;
 	e->r = *r;
 	return &e->r;
 }
 
 /*
  * Hard-irq: a walk's start, for the task's address space @id in @db. The
- * generation first (see struct fst_eh_rcache), then, under
- * rcu_read_lock() and with page faults disabled until
- * fst_eh_walk_end(), its published maps (fst_eh_no_maps: none yet).
+ * generation first: this CPU's rule cache @rc (or NULL) is emptied if it
+ * changed (see struct fst_eh_rcache). Then, under rcu_read_lock() and
+ * with page faults disabled until fst_eh_walk_end(), its published maps
+ * (fst_eh_no_maps: none yet).
  */
 static __always_inline const struct fst_maps *
-fst_eh_walk_begin(struct fst_procdb *db, u32 id, u32 *gen)
+fst_eh_walk_begin(struct fst_procdb *db, u32 id, struct fst_eh_rcache *rc)
 {
+	u32 gen = atomic_read_acquire(&fst_eh_gen);
 	const struct fst_maps *maps;
 	struct fst_proc *p;
 
-	*gen = atomic_read_acquire(&fst_eh_gen);
+	if (rc && unlikely(rc->gen != gen)) {
+		memset(rc->e, 0, sizeof(rc->e));
+		rc->gen = gen;
+	}
 	rcu_read_lock();
 	p = fst_procdb_proc(db, id);
 	maps = p ? rcu_dereference(p->maps) : NULL;

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Deep user stacks: depth 40 is kept whole; depth 300 is cut at the
 # user_depth limit (default 127) and marked [truncated], counted in
-# user_truncated.
-# timeout: 150
+# user_truncated. Both again built without frame pointers (deepstack-nofp,
+# as Debian builds), where the recursion is walked by table: each frame
+# takes the rule of the one before without a lookup, up to the same limit.
+# timeout: 240
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-# recurse frames in the heaviest deepstack stack of a symbolized file
+# recurse frames in the heaviest stack of COMM (deepstack) in a symbolized
+# file: recurse_frames FILE [COMM]
 recurse_frames() {
-	grep '^deepstack;' "$1" | sort -t' ' -k2 -n -r | head -n 1 |
+	grep "^${2:-deepstack};" "$1" | sort -t' ' -k2 -n -r | head -n 1 |
 		awk '{n = gsub(/;recurse/, ""); print n}'
 }
 
@@ -43,5 +46,41 @@ n=$(grep '^deepstack;\[truncated\];' "$FS_TMP/d300.folded" | sort -t' ' -k2 -n -
 	awk '{sub(/ [0-9]+$/, ""); print gsub(/;/, ";")}')
 expect_eq "depth 300: user frames kept (user_depth 127)" "$n" 128
 expect_ge "depth 300: user_truncated counted" "$(fs_stat user_truncated)" "$trunc"
+
+# Without frame pointers. A first run builds the file's table (kept for
+# the next run of the same file); the second is the one counted.
+check "reset" fs_write "reset
+start"
+wl deepstack-nofp -d 40 1 || not_ok "deepstack-nofp -d 40 exited with status $?"
+sample_window nofp40 deepstack-nofp "deepstack-nofp -d 40 ran" \
+	wl deepstack-nofp -d 40 2
+whole_count nofp40 deep_leaf 'deep_start;(recurse;){39}recurse;deep_leaf'
+expect_whole nofp40 deep_leaf 1000
+n=$(recurse_frames "$FS_TMP/nofp40.sym" deepstack-nofp)
+expect_eq "nofp depth 40: recurse frames in the top stack" "$n" 40
+
+fs_read "$FS_TMP/before.folded"
+t0=$(fs_stat user_truncated)
+wl deepstack-nofp -d 300 2 || not_ok "deepstack-nofp -d 300 exited with status $?"
+fs_read "$FS_TMP/after.folded"
+fs_delta "$FS_TMP/before.folded" "$FS_TMP/after.folded" |
+	grep '^deepstack-nofp;' >"$FS_TMP/nofp300.folded"
+artifact "$FS_TMP/nofp300.folded"
+fs_symbolize <"$FS_TMP/nofp300.folded" >"$FS_TMP/nofp300.sym"
+artifact "$FS_TMP/nofp300.sym"
+total=$(fs_sum "$FS_TMP/nofp300.sym" '^deepstack-nofp;')
+trunc=$(fs_sum "$FS_TMP/nofp300.sym" '^deepstack-nofp;\[truncated\];')
+# (busybox awk's regular expressions repeat at most 100 times: counted)
+full=$(awk '{n = $NF; s = $0; sub(/ [0-9]+$/, "", s)}
+	s ~ /^deepstack-nofp;\[truncated\];recurse;.*;deep_leaf$/ &&
+	gsub(/;recurse/, "", s) == 126 {t += n} END {print t + 0}' "$FS_TMP/nofp300.sym")
+log "nofp depth 300: $total samples, $trunc marked [truncated], $full of them the leaf and 126 recurse frames (127 frames)"
+expect_ge "nofp depth 300: deepstack-nofp sampled" "$total" 300
+expect_ge "nofp depth 300: most stacks marked [truncated] (x2)" $((trunc * 2)) "$total"
+expect_ge "nofp depth 300: most truncated stacks recurse to the leaf (x2)" $((full * 2)) "$trunc"
+n=$(grep '^deepstack-nofp;\[truncated\];' "$FS_TMP/nofp300.folded" | sort -t' ' -k2 -n -r | head -n 1 |
+	awk '{sub(/ [0-9]+$/, ""); print gsub(/;/, ";")}')
+expect_eq "nofp depth 300: user frames kept (user_depth 127)" "$n" 128
+expect_ge "nofp depth 300: user_truncated counted" $(($(fs_stat user_truncated) - t0)) "$trunc"
 check "unload" fs_unload
 finish

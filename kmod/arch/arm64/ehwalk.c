@@ -87,12 +87,13 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	unsigned long fp = regs->regs[FST_DW_FP], lr = regs->regs[FST_DW_LR];
 	/* As on x86-64: pc where it is exact, else the call before it. */
 	unsigned long look = pc;
+	/* The address r is the rule of (a recursion's: no search); no PC is ~0UL. */
+	unsigned long r_look = ~0UL;
 	unsigned long cfa, ra, nfp;
-	const struct fst_eh_rule *r;
+	const struct fst_eh_rule *r = &fst_eh_no_rule;
 	struct fst_eh_cursor cur = { };
 	const struct fst_maps *maps;
 	u64 seq;
-	u32 gen;
 	/* Which registers of the current frame are known. */
 	bool fp_ok = true, sp_ok = true, lr_ok = true;
 	bool by_table = false, by_fp = false;
@@ -102,12 +103,15 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	if (!max)
 		return 0;
 	frames[n++] = pc;
-	maps = fst_eh_walk_begin(db, id, &gen);
+	maps = fst_eh_walk_begin(db, id, rc);
 	seq = maps->seq;
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		goto out_nouser;
 	while (n < max) {
-		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen, look);
+		if (look != r_look) {
+			r = fst_eh_rule_at(db, maps, seq, &cur, rc, look);
+			r_look = look;
+		}
 		/*
 		 * The signal trampoline first. Its rule, if any, is the
 		 * vDSO's: the leaf rule (ra_off 0), or where the vDSO has

@@ -52,6 +52,81 @@ static const struct fst_eh_rule fst_eh_sp_rule = {
 	.kind = FST_EH_CFA, .reg = FST_DW_SP,
 };
 
+/*
+ * Hard-irq, in the user-access section: a recursion's frames, from SP
+ * (*@sp, a CFA the general loop checked) up. @r is the rule of *@look,
+ * CFA = SP + n or, with @from_fp, CFA = FP + n, n > 0, with FP restored
+ * from its save slot if @fp_saved (always, with @from_fp: so FP is known
+ * in every frame); and the frame stored last
+ * returns to *@look + 1 again. While its callers do too, each has the
+ * same rule, and a step needs none of the general loop's lookups and
+ * tests: a rule's offsets stay within FST_EH_OFF_SPAN of the CFA, and
+ * whether the frame pointer is known does not change (the first step
+ * under this rule set it). A CFA that does not grow is left to the
+ * general loop, which stops there.
+ * Return: 0 (*@look is the next frame's, or *@out is full), 1 (a return
+ * address of 0 ended the stack), or -EFAULT; *@sp, *@fp and *@out are
+ * the walk's state after the steps taken.
+ */
+static __always_inline int fst_eh_recursion(const struct fst_eh_rule *r,
+					    bool from_fp, bool fp_saved,
+					    unsigned long *look,
+					    unsigned long *sp, unsigned long *fp,
+					    u64 **out, u64 *end)
+{
+	const long cfa_off = r->cfa_off, ra_off = r->ra_off, fp_off = r->fp_off;
+	/* In a register: not built again at every step. */
+	unsigned long cfa_max = FST_EH_UADDR_MAX - 2 * FST_EH_OFF_SPAN;
+	unsigned long cfa, ra, s = *sp, f = *fp;
+	u64 *o = *out;
+	int ret = 0;
+
+	OPTIMIZER_HIDE_VAR(cfa_max);
+	while (o < end) {
+		cfa = (from_fp ? f : s) + cfa_off;
+		if (cfa <= s)
+			break;
+		if (cfa - FST_EH_OFF_SPAN > cfa_max)
+			goto efault;
+		unsafe_get_user(ra, (const unsigned long __user *)(cfa + ra_off),
+				efault);
+		if (fp_saved)
+			unsafe_get_user(f, (const unsigned long __user *)
+					(cfa + fp_off), efault);
+		s = cfa;
+		if (!ra) {
+			ret = 1;
+			break;
+		}
+		*o++ = ra;
+		if (ra - 1 != *look) {
+			*look = ra - 1;
+			break;
+		}
+	}
+	*sp = s;
+	*fp = f;
+	*out = o;
+	return ret;
+efault:
+	*out = o;
+	return -EFAULT;
+}
+
+/*
+ * Whether a walk that just took rule @r may go on by fst_eh_recursion():
+ * CFA = SP + n, or FP + n where FP is known and restored in every frame.
+ */
+static __always_inline bool fst_eh_recursion_ok(const struct fst_eh_rule *r,
+						bool fp_ok)
+{
+	if (r->kind != FST_EH_CFA || r->cfa_off <= 0)
+		return false;
+	return r->reg == FST_DW_SP ||
+	       (r->reg == FST_DW_FP && fp_ok && r->fp_off != FST_EH_FP_LOST &&
+		r->fp_off != FST_EH_FP_SAME);
+}
+
 /**
  * fst_walk_user_eh() - a 64-bit task's user stack, by unwind tables
  * @regs: the task's user registers
@@ -74,42 +149,50 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      struct fst_procdb *db, u32 id, bool tables_only,
 			      struct fst_eh_rcache *rc, int *stop)
 {
-	unsigned long pc = regs->ip, sp = regs->sp, fp = regs->bp, probe;
+	unsigned long sp = regs->sp, fp = regs->bp, probe;
 	/*
-	 * The address looked up for pc: pc itself where it is the sample's
-	 * own or the one a signal interrupted, else pc - 1 (pc is a return
-	 * address, and the call before it may be its function's last
-	 * instruction).
+	 * The address looked up for the frame's PC (the last one stored):
+	 * the PC itself where it is the sample's own or the one a signal
+	 * interrupted, else PC - 1 (a return address, and the call before
+	 * it may be its function's last instruction).
 	 */
-	unsigned long look = pc;
+	unsigned long look = regs->ip;
+	/*
+	 * The address r is the rule of: a recursion's frames look up the
+	 * same return address, and take the rule again without a search.
+	 * No PC is ~0UL.
+	 */
+	unsigned long r_look = ~0UL;
 	unsigned long cfa, base, ra, nfp;
-	const struct fst_eh_rule *r;
+	const struct fst_eh_rule *r = &fst_eh_no_rule;
 	struct fst_eh_cursor cur = { };
 	const struct fst_maps *maps;
+	u64 *out = frames, *end = frames + max;
 	u64 seq;
-	u32 gen;
 	bool fp_ok = true;
 	bool by_table = false, by_fp = false;
-	unsigned int n = 0;
 
 	*stop = -1;
 	if (!max)
 		return 0;
-	frames[n++] = pc;
+	*out++ = regs->ip;
 	/* Not in user mode, the page tables must be checked once: see unwind.c. */
 	if (!interrupted &&
 	    copy_from_user_nmi(&probe, (void __user *)sp, sizeof(probe))) {
 		*flags |= FLAMESTAT_STACKF_USER_FAULT;
-		return n;
+		return 1;
 	}
 	/* Before any table is read: see struct fst_eh_rcache. */
-	maps = fst_eh_walk_begin(db, id, &gen);
+	maps = fst_eh_walk_begin(db, id, rc);
 	seq = maps->seq;
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		goto out_nouser;
 	/* No calls from here to user_access_end() but inlined ones. */
-	while (n < max) {
-		r = fst_eh_rule_at(db, maps, seq, &cur, rc, gen, look);
+	while (out < end) {
+		if (look != r_look) {
+			r = fst_eh_rule_at(db, maps, seq, &cur, rc, look);
+			r_look = look;
+		}
 		/* Most frames: CFA = SP + n. Kind and register: one compare. */
 		if (likely(fst_eh_kind_reg(r) ==
 			   fst_eh_kind_reg(&fst_eh_sp_rule))) {
@@ -137,12 +220,11 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			by_fp = true;
 			if (!ra)
 				break;
-			frames[n++] = ra;
+			*out++ = ra;
 			if (nfp <= fp)
 				break;
 			sp = fp + 2 * sizeof(long);
 			fp = nfp;
-			pc = ra;
 			look = ra - 1;
 			continue;
 		}
@@ -162,21 +244,21 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			by_table = true;
 			if (!ra)
 				break;
-			frames[n++] = ra;
+			*out++ = ra;
 			sp = cfa;
-			pc = ra;
 			/* The interrupted PC is exact, not after a call. */
 			look = ra;
 			continue;
 		}
 		if (r->kind == FST_EH_PLT) {
-			cfa = sp + r->cfa_off + ((pc & 15) >= r->reg ? 8 : 0);
+			/* The frame's PC: the last one stored. */
+			cfa = sp + r->cfa_off + ((out[-1] & 15) >= r->reg ? 8 : 0);
 		} else {
 			if (r->reg == FST_DW_SP) {
 				base = sp;
 			} else if (r->reg == FST_DW_FP && fp_ok) {
 				base = fp;
-			} else if (n == 1 && r->reg != FST_DW_FP) {
+			} else if (out == frames + 1 && r->reg != FST_DW_FP) {
 				base = fst_dw_reg(regs, r->reg);
 			} else {
 				*stop = FLAMESTAT_UNWIND_STOP_REG;
@@ -204,12 +286,31 @@ have_cfa:
 		by_table = true;
 		if (!ra)
 			break;
-		frames[n++] = ra;
+		*out++ = ra;
 		sp = cfa;
-		pc = ra;
 		look = ra - 1;
+		if (unlikely(look == r_look) && fst_eh_recursion_ok(r, fp_ok)) {
+			int ret;
+
+			/* Constant arguments: three loops, none testing them. */
+			if (r->reg == FST_DW_FP)
+				ret = fst_eh_recursion(r, true, true, &look,
+						       &sp, &fp, &out, end);
+			else if (r->fp_off == FST_EH_FP_LOST ||
+				 r->fp_off == FST_EH_FP_SAME)
+				ret = fst_eh_recursion(r, false, false, &look,
+						       &sp, &fp, &out, end);
+			else
+				ret = fst_eh_recursion(r, false, true, &look,
+						       &sp, &fp, &out, end);
+
+			if (ret < 0)
+				goto efault;
+			if (ret)
+				break;
+		}
 	}
-	if (n == max && *stop < 0)
+	if (out == end && *stop < 0)
 		*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 	goto out;
 efault:
@@ -218,5 +319,5 @@ out:
 	user_access_end();
 out_nouser:
 	fst_eh_walk_end(flags, by_table, by_fp, tables_only, *stop);
-	return n;
+	return out - frames;
 }
