@@ -6,8 +6,10 @@
 # the CFI a compiler emits): a sample on a function's first instruction,
 # in each step of its prologue and epilogue (the CFA 8, 16, 24, 16 and 8
 # bytes above the stack pointer), in a leaf whose CFA is in rax after the
-# stack was realigned (OpenSSL's assembly), after a tail call, and in a
-# PLT stub and the library function behind it. Every step is a symbol of
+# stack was realigned (OpenSSL's assembly), after a tail call, in a
+# PLT stub and the library function behind it, and under a recursion that
+# keeps a number in the frame pointer's register (its own loop in the
+# walker) below a frame whose CFA is that register. Every step is a symbol of
 # its own that QEMU can deliver an interrupt on (see the .S file): each
 # must be sampled, and >= 99% of its samples must carry the whole chain
 # under main, down to _start. As in 26-nofp, a warm-up run first, and
@@ -64,6 +66,10 @@ leaf nf_aligned nf_realign_body
 leaf nf_tail_top nf_tail_leaf
 expect_eq "no nf_tail_mid under nf_tail_leaf" \
 	"$(fs_sum "$FS_TMP/edges.sym" "nf_tail_mid;nf_tail_leaf$K")" 0
+# A recursion whose frames keep a number in rbp (CFA = rsp + 16, rbp
+# saved), under a frame whose CFA is rbp + 16: rbp restored through all
+# nine frames, or nf_rec_top's caller is lost.
+leaf 'nf_recursion;nf_rec_top;nf_rec(;nf_rec){8}' nf_rec_leaf
 # The PLT stub (the PLT's own rule), then the library function.
 leaf nf_plt 'nf_lib_nop@plt'
 leaf nf_plt nf_lib_nop

@@ -3,7 +3,8 @@
  * Hand-written x86-64 functions for nofp -m edges, with the call frame
  * information a compiler emits for them: samples in a prologue, on a
  * function's first instruction, in an epilogue, in a leaf whose CFA is in
- * another register (OpenSSL's assembly), and after a tail call.
+ * another register (OpenSSL's assembly), after a tail call, and under a
+ * recursion that saves rbp and uses it for something else.
  *
  * Each step of a prologue or epilogue gets its own symbol and ends with a
  * jump. QEMU's TCG takes an interrupt only where a translation block
@@ -125,6 +126,68 @@ nf_tail_mid:
 	jmp	nf_tail_leaf
 	.cfi_endproc
 	.size	nf_tail_mid, . - nf_tail_mid
+
+/*
+ * unsigned long nf_rec_top(unsigned long n): a frame on rbp (CFA = rbp +
+ * 16) around a recursion whose frames keep rbp as a callee-saved register
+ * and use it for a number (CFA = rsp + 16, the caller's rbp at CFA - 16):
+ * to find nf_rec_top's CFA, a walk must restore rbp from the slot of the
+ * outermost nf_rec frame, through all of them. nf_rec(n) recurses n times,
+ * then calls nf_rec_leaf.
+ */
+	.globl	nf_rec_top
+	.type	nf_rec_top, @function
+	.p2align 4
+nf_rec_top:
+	.cfi_startproc
+	push	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	mov	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	/* Room below the frame record: its CFA is not rsp + 16. */
+	sub	$32, %rsp
+	call	nf_rec
+	leave
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	nf_rec_top, . - nf_rec_top
+
+	.type	nf_rec, @function
+	.p2align 4
+nf_rec:
+	.cfi_startproc
+	push	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	/* rbp holds a number, not a frame's address. */
+	lea	0x5a5a(%rdi), %rbp
+	test	%rdi, %rdi
+	jz	1f
+	dec	%rdi
+	call	nf_rec
+	jmp	2f
+1:	call	nf_rec_leaf
+2:	add	%rbp, %rax
+	pop	%rbp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size	nf_rec, . - nf_rec
+
+	.type	nf_rec_leaf, @function
+	.p2align 4
+nf_rec_leaf:
+	.cfi_startproc
+	mov	%rdi, %rax
+	mov	$2, %ecx
+1:	FILL
+	dec	%ecx
+	jnz	1b
+	ret
+	.cfi_endproc
+	.size	nf_rec_leaf, . - nf_rec_leaf
 #endif
 
 	.section .note.GNU-stack, "", @progbits

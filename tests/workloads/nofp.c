@@ -25,8 +25,11 @@
  *            nf_edge_ret), in a leaf whose CFA is in rax (main ->
  *            nf_aligned -> nf_realign or nf_realign_body), after a tail
  *            call (main -> nf_tail_top -> nf_tail_leaf: nf_tail_mid
- *            jumped to it) and in a PLT stub (main -> nf_plt ->
- *            nf_lib_nop@plt, then nf_lib_nop in libnofp.so)
+ *            jumped to it), in a PLT stub (main -> nf_plt ->
+ *            nf_lib_nop@plt, then nf_lib_nop in libnofp.so) and under a
+ *            recursion that keeps a number in rbp, below a frame on rbp
+ *            (main -> nf_recursion -> nf_rec_top -> nf_rec x 9 ->
+ *            nf_rec_leaf)
  *
  *   nofp [-m MODE] [-l LOOPS] [SECONDS]	(default chain, 1 second)
  *
@@ -185,6 +188,7 @@ unsigned long nf_edge(unsigned long x);
 void nf_realign(unsigned long n);
 unsigned long nf_tail_mid(unsigned long x);
 unsigned long nf_tail_leaf(unsigned long x);
+unsigned long nf_rec_top(unsigned long n);
 
 NOINLINE unsigned long nf_edges(unsigned long x)
 {
@@ -252,10 +256,23 @@ NOINLINE unsigned long nf_plt(unsigned long x)
 	return x;
 }
 
+/* A recursion under a frame on rbp (nofp-edges.S): 9 nf_rec frames. */
+NOINLINE unsigned long nf_recursion(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		__asm__ volatile(NF_FILLER);
+		x += nf_rec_top(8);
+	}
+	return x;
+}
+
 static inline __attribute__((always_inline)) unsigned long
 nf_edges_round(unsigned long x)
 {
 	x = nf_edges(x);
+	x = nf_recursion(x);
 	x = nf_aligned(x);
 	x = nf_tail_top(x);
 	return nf_plt(x);
