@@ -87,6 +87,12 @@ struct fst_eh_rule {
 	s16 add;	/* DEREF: added to the value read */
 };
 
+/* Whether rule @r saves the caller's frame pointer at CFA + fp_off. */
+static inline bool fst_eh_fp_saved(const struct fst_eh_rule *r)
+{
+	return r->fp_off != FST_EH_FP_SAME && r->fp_off != FST_EH_FP_LOST;
+}
+
 /*
  * A built table. Row i covers file addresses [base + start[i],
  * base + start[i + 1]); the last row is a FST_EH_NONE sentinel that ends
@@ -240,7 +246,7 @@ static inline void fst_eh_ra_above_cfa(const struct fst_eh_arch *a,
 	adj = (r->ra_off + 8 + 15) & ~15;
 	r->cfa_off += adj;
 	r->ra_off -= adj;
-	if (r->fp_off != FST_EH_FP_SAME && r->fp_off != FST_EH_FP_LOST) {
+	if (fst_eh_fp_saved(r)) {
 		if (r->fp_off - adj < -0x8000 || r->fp_off - adj == FST_EH_FP_SAME ||
 		    r->fp_off - adj == FST_EH_FP_LOST)
 			r->fp_off = FST_EH_FP_LOST;

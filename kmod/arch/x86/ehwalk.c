@@ -123,8 +123,7 @@ static __always_inline bool fst_eh_recursion_ok(const struct fst_eh_rule *r,
 	if (r->kind != FST_EH_CFA || r->cfa_off <= 0)
 		return false;
 	return r->reg == FST_DW_SP ||
-	       (r->reg == FST_DW_FP && fp_ok && r->fp_off != FST_EH_FP_LOST &&
-		r->fp_off != FST_EH_FP_SAME);
+	       (r->reg == FST_DW_FP && fp_ok && fst_eh_fp_saved(r));
 }
 
 /**
@@ -296,8 +295,7 @@ have_cfa:
 			if (r->reg == FST_DW_FP)
 				ret = fst_eh_recursion(r, true, true, &look,
 						       &sp, &fp, &out, end);
-			else if (r->fp_off == FST_EH_FP_LOST ||
-				 r->fp_off == FST_EH_FP_SAME)
+			else if (!fst_eh_fp_saved(r))
 				ret = fst_eh_recursion(r, false, false, &look,
 						       &sp, &fp, &out, end);
 			else
