@@ -36,10 +36,22 @@ void fst_clock_init(void);
  * (ehtab.h); fst_arch_user_compat() says whether a task's user registers
  * are 32-bit (walked by frame pointer, by fst_walk_user(), only).
  */
+struct fst_walk_info {
+	int stop;	/* an enum flamestat_unwind_stop, or -1: not early */
+	/*
+	 * frames[run_at..run_at + run_len) are one return address, a
+	 * recursion's (run_len 0: none known): the recent-stack cache
+	 * (recent.h) compares them by their first word.
+	 */
+	u16 run_at;
+	u16 run_len;
+};
+
 unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      u64 *frames, unsigned int max, u32 *flags,
 			      struct fst_procdb *db, u32 id, bool tables_only,
-			      struct fst_eh_rcache *rc, int *stop);
+			      struct fst_eh_rcache *rc,
+			      struct fst_walk_info *wi);
 /*
  * Where fst_arch.h defines FST_ARCH_HAVE_VDSO_LEAF: whether a function of
  * a vDSO without unwind information is a leaf without a frame, in which

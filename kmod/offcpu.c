@@ -413,6 +413,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 	const struct fst_cfg *cfg = &s->cfg;
 	struct fst_table *t = &c->tab[c->active];
 	struct fst_offslot *slot;
+	struct fst_walk_info wi; /* the run: for the sampler's cache only */
 	struct fst_entry *key;
 	unsigned int nk = 0, nu = 0;
 	bool kthread, want_user;
@@ -454,7 +455,7 @@ static void fst_off_out(struct fst_sampler *s, struct fst_offcpu *o,
 	if (want_user)
 		nu = fst_walk_user_any(c, t, task_pt_regs(prev), false, prev,
 				       key->frames + nk, o->user_depth, &flags,
-				       &key->proc_id);
+				       &key->proc_id, &wi);
 	fst_key_header(key, prev, cfg, c, nk, nu, flags);
 	/* Wall mode: its time on the CPU that the timer could not sample. */
 	if (fst_cfg_oncpu(cfg))

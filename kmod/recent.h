@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "arch.h"
 #include "table.h"
 
 /*
@@ -36,6 +37,9 @@
  * up to 16 bytes of code never has two of its PCs share a slot.
  */
 #define FST_RECENT_SLOTS	16
+
+/* The shortest run of one word compared by its first (see below). */
+#define FST_RECENT_RUN_MIN	8
 
 /* Off-CPU stacks kept (most recently counted first). */
 #define FST_RECENT_OFF		4
@@ -49,6 +53,12 @@ struct fst_recent {
 	const struct fst_table *tab;	/* offsets are into it; NULL: empty */
 	u32 chain;			/* the chain's entry */
 	u32 gen;			/* the chain's generation */
+	/*
+	 * The chain's user frames [run_at, run_at + run_len) are one word, a
+	 * recursion's (the walk said so: struct fst_walk_info).
+	 */
+	u16 run_at;
+	u16 run_len;
 	struct {
 		u64 leaf;
 		u32 off;
@@ -79,21 +89,46 @@ static __always_inline u32 fst_recent_index(u64 leaf)
 	return (u32)leaf & (FST_RECENT_SLOTS - 1);
 }
 
-/* Hard-irq. Are @key's header and callers those of the cached chain? */
+/*
+ * Hard-irq. Are @key's header and callers those of the cached chain? @wi:
+ * what the user walk said of @key's user frames, a run of them that are
+ * one word (struct fst_walk_info). Where the chain has its run at the same
+ * place, the two runs are the same if their first words are, and the rest
+ * is compared: deep recursions are most of their stacks' words.
+ */
 static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
 						  const struct fst_table *t,
-						  const struct fst_entry *key)
+						  const struct fst_entry *key,
+						  const struct fst_walk_info *wi)
 {
 	u32 n = key->nr_kernel + key->nr_user; /* the sampler's: no waker */
 	const struct fst_entry *chain;
+	u32 at;
 
 	if (r->tab != t || !n)
 		return false;
 	chain = (const struct fst_entry *)&t->arena[r->chain];
 	/* The header's words (nr_kernel and nr_user among them, pads 0). */
-	return fst_words_same(fst_key_words(key), fst_key_words(chain),
-			      FST_KEY_HDR_WORDS) &&
-	       fst_words_same(key->frames + 1, chain->frames + 1, n - 1);
+	if (!fst_words_same(fst_key_words(key), fst_key_words(chain),
+			    FST_KEY_HDR_WORDS))
+		return false;
+	/*
+	 * Same header, same n: a run within @key is within the chain. The
+	 * walk stores four frames of the address before the loop that makes
+	 * a run: the words before a run compared hold the run's own too.
+	 * Short runs are compared with the rest: two compares cost more.
+	 */
+	if (wi->run_len >= FST_RECENT_RUN_MIN && wi->run_at == r->run_at &&
+	    wi->run_len == r->run_len) {
+		at = key->nr_kernel + wi->run_at;
+		if (key->frames[at] == chain->frames[at])
+			return fst_words_same(key->frames + 1,
+					      chain->frames + 1, at - 1) &&
+			       fst_words_same(key->frames + at + wi->run_len,
+					      chain->frames + at + wi->run_len,
+					      n - at - wi->run_len);
+	}
+	return fst_words_same(key->frames + 1, chain->frames + 1, n - 1);
 }
 
 /*
@@ -114,12 +149,13 @@ fst_recent_lookup(const struct fst_recent *r, struct fst_table *t,
 /*
  * Hard-irq. @key was just counted at arena word @off of table @t: keep it
  * as a leaf of the chain, or start a new chain with it. @same_chain: what
- * fst_recent_same_chain() said of it.
+ * fst_recent_same_chain() said of it, given @wi.
  */
 static __always_inline void fst_recent_note(struct fst_recent *r,
 					    const struct fst_table *t,
 					    const struct fst_entry *key,
-					    u32 off, bool same_chain)
+					    u32 off, bool same_chain,
+					    const struct fst_walk_info *wi)
 {
 	u32 s;
 
@@ -129,6 +165,8 @@ static __always_inline void fst_recent_note(struct fst_recent *r,
 		r->gen++;
 		r->tab = t;
 		r->chain = off;
+		r->run_at = wi->run_at;
+		r->run_len = wi->run_len;
 	}
 	s = fst_recent_index(key->frames[0]);
 	r->slot[s].leaf = key->frames[0];

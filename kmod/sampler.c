@@ -213,6 +213,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	struct fst_entry *key = c->scratch;
 	bool want_kernel, want_user, kthread, umode;
 	unsigned int nk = 0, nu = 0;
+	struct fst_walk_info wi;
 	struct fst_entry *e;
 	bool same_chain;
 	u32 flags = 0, at;
@@ -290,15 +291,16 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 				       &flags);
 	}
 	key->proc_id = 0;
+	wi.run_len = 0;
 	if (want_user)
 		nu = fst_walk_user_any(c, t, uregs, umode, task,
 				       key->frames + nk, cfg->user_depth,
-				       &flags, &key->proc_id);
+				       &flags, &key->proc_id, &wi);
 
 	fst_key_header(key, task, cfg, c, nk, nu, flags);
 
 	/* The same callers as the last stacks on this CPU: a known leaf? */
-	same_chain = fst_recent_same_chain(&c->recent, t, key);
+	same_chain = fst_recent_same_chain(&c->recent, t, key, &wi);
 	e = same_chain ? fst_recent_lookup(&c->recent, t, key) : NULL;
 	if (e) {
 		/* An existing entry: nothing new to check, the table no fuller. */
@@ -310,7 +312,7 @@ static void fst_sample(struct fst_cpu *c, struct fst_table *t, u64 periods)
 	key->hash = fst_entry_hash(key);
 	added = fst_table_add(t, key, 1, periods, &at);
 	if (added >= 0)
-		fst_recent_note(&c->recent, t, key, at, same_chain);
+		fst_recent_note(&c->recent, t, key, at, same_chain, &wi);
 	fst_sample_added(c, t, key, added, want_user && !key->proc_id);
 	return;
 

@@ -153,19 +153,20 @@ bool fst_pid_match(const struct fst_cfg *cfg, struct task_struct *task);
  * most @max: by the files' unwind tables where the configuration and the
  * architecture allow (64-bit tasks), by frame pointers otherwise; early
  * stops of a walk with tables counted in @t. And its address space's
- * proc id, in @proc_id.
+ * proc id, in @proc_id; in @wi->run_at and run_len, a run of @frames that
+ * are one return address (run_len 0: none known).
  */
 static __always_inline unsigned int
 fst_walk_user_any(struct fst_cpu *c, struct fst_table *t, struct pt_regs *uregs,
 		  bool interrupted, struct task_struct *task, u64 *frames,
-		  unsigned int max, u32 *flags, u32 *proc_id)
+		  unsigned int max, u32 *flags, u32 *proc_id,
+		  struct fst_walk_info *wi)
 {
 	struct fst_sampler *s = c->s;
 	const struct fst_cfg *cfg = &s->cfg;
 	unsigned int n;
 #ifdef FST_ARCH_HAVE_EHWALK
 	bool compat = fst_arch_user_compat(uregs);
-	int stop;
 
 	*proc_id = fst_procdb_lookup(s->procdb, &c->cache, task, compat);
 	if (!compat && !(cfg->flags & FLAMESTAT_CFG_UNWIND_FP) &&
@@ -173,15 +174,17 @@ fst_walk_user_any(struct fst_cpu *c, struct fst_table *t, struct pt_regs *uregs,
 		n = fst_walk_user_eh(uregs, interrupted, frames, max, flags,
 				     s->procdb, *proc_id,
 				     cfg->flags & FLAMESTAT_CFG_UNWIND_TABLE,
-				     c->ehcache, &stop);
-		if (stop >= 0)
-			t->counts.unwind_stop[stop]++;
+				     c->ehcache, wi);
+		if (wi->stop >= 0)
+			t->counts.unwind_stop[wi->stop]++;
 		return n;
 	}
+	wi->run_len = 0;
 	n = fst_walk_user(uregs, interrupted, frames, max, flags);
 	if (!compat)
 		*flags |= FLAMESTAT_STACKF_UNWIND_FP;
 #else
+	wi->run_len = 0;
 	n = fst_walk_user(uregs, interrupted, frames, max, flags);
 	*proc_id = fst_procdb_lookup(s->procdb, &c->cache, task,
 				     *flags & FLAMESTAT_STACKF_COMPAT);

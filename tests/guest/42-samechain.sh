@@ -11,6 +11,13 @@
 # - the process: two processes of one program on one CPU, without address
 #   randomization (same callers, same leaves, other tgid): each keeps >= 30%
 #   of the two.
+# - the recursion: two recursions of one shape take turns on one CPU
+#   (deepstack -t: twin_a and its copy twin_b, 40 deep, called from one
+#   site and calling one leaf from one site), their stacks the same but for
+#   the recursion's return address, most of which the cache skips (a run
+#   the walk stored as one word, compared by the words around it: kmod/
+#   recent.h). Each keeps >= 30% of the two, built with frame pointers
+#   (tables, CFA = FP + 16) and without (CFA = SP + n).
 # And nothing is counted outside the tables: the same stacks before and
 # after 2.3 and 3.3 s of idle CPU (several drains: a swap empties the cache; the
 # table it pointed into is cleared and later active again) add up, folded,
@@ -63,6 +70,24 @@ expect_ge "the second keeps >= 30% (x10)" $(($2 * 10)) $((($1 + $2) * 3))
 check "samples == recorded + dropped" fs_balanced
 fs_read "$FS_TMP/procs.folded"
 expect_eq "folded counts add up to recorded" "$(fs_sum "$FS_TMP/procs.folded")" "$(fs_stat recorded)"
+
+for prog in deepstack deepstack-nofp; do
+	check "reset" fs_write reset
+	check "start" fs_write start
+	check "$prog -t -d 40 on CPU $cpu" taskset -c "$cpu" "$FS_WL/$prog" -t -d 40 3
+	check "stop" fs_write stop
+	fs_read "$FS_TMP/$prog-twin.folded"
+	fs_symbolize <"$FS_TMP/$prog-twin.folded" >"$FS_TMP/$prog-twin.sym"
+	artifact "$FS_TMP/$prog-twin.sym"
+	a=$(fs_sum "$FS_TMP/$prog-twin.sym" "^$prog;(.*;)?deep_start;(twin_a;){40}twin_leaf\$")
+	b=$(fs_sum "$FS_TMP/$prog-twin.sym" "^$prog;(.*;)?deep_start;(twin_b;){40}twin_leaf\$")
+	log "$prog -t, one CPU: twin_a $a, twin_b $b samples in twin_leaf"
+	expect_ge "$prog: both recursions sampled" $((a + b)) 1000
+	expect_ge "$prog: twin_a keeps >= 30% (x10)" $((a * 10)) $(((a + b) * 3))
+	expect_ge "$prog: twin_b keeps >= 30% (x10)" $((b * 10)) $(((a + b) * 3))
+	check "samples == recorded + dropped" fs_balanced
+	expect_eq "folded counts add up to recorded" "$(fs_sum "$FS_TMP/$prog-twin.folded")" "$(fs_stat recorded)"
+done
 
 # The same stacks before and after an idle time of several drains: the
 # table the cache pointed into was swapped out, cleared and swapped in

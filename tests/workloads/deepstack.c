@@ -5,13 +5,16 @@
  * whatever libc frames sit under main). For depth limits, truncation and
  * benchmarks.
  *
- *   deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [SECONDS]
+ *   deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t] [SECONDS]
  *     DEPTH default 10, max 100000; -p: run, sleep PAUSE seconds, run again
- *     (the same stacks, before and after an idle time)
+ *     (the same stacks, before and after an idle time); -t: main ->
+ *     deep_start -> twin_a x DEPTH -> twin_leaf, every other loop twin_b
+ *     (a copy of twin_a) instead: two stacks that differ in the
+ *     recursion's return address only
  */
 #include "common.h"
 
-#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [SECONDS]"
+#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t] [SECONDS]"
 
 volatile unsigned long sink;
 
@@ -31,6 +34,52 @@ NOINLINE unsigned long recurse(unsigned long n, unsigned long seed)
 	return r ^ n;
 }
 
+/*
+ * -t: twin_a and twin_b recurse down to twin_leaf through one indirect
+ * call site each, and are called from one site: their stacks are the same
+ * but for the recursion's return address.
+ */
+typedef unsigned long (*twin_fn)(unsigned long n, unsigned long seed);
+
+NOINLINE unsigned long twin_leaf(unsigned long n, unsigned long seed)
+{
+	return spin_body(SPIN_ITERS, seed ^ n);
+}
+
+NOINLINE unsigned long twin_a(unsigned long n, unsigned long seed);
+NOINLINE unsigned long twin_b(unsigned long n, unsigned long seed);
+/* Volatile: calls through them stay indirect, from one site each. */
+static twin_fn volatile twin_leaf_fn = twin_leaf;
+static twin_fn volatile twin_fns[2] = { twin_a, twin_b };
+
+NOINLINE unsigned long twin_a(unsigned long n, unsigned long seed)
+{
+	twin_fn next = n ? twin_fns[0] : twin_leaf_fn;
+	unsigned long r = next(n - 1, seed);
+
+	sink = n;
+	return r ^ n;
+}
+
+/* twin_a's copy (another constant: not folded into it). */
+NOINLINE unsigned long twin_b(unsigned long n, unsigned long seed)
+{
+	twin_fn next = n ? twin_fns[1] : twin_leaf_fn;
+	unsigned long r = next(n - 1, seed);
+
+	sink = n + 1;
+	return r ^ n;
+}
+
+static int twin;
+
+/* The recursion of loop @i. */
+static unsigned long recurse_loop(unsigned long i, unsigned long n,
+				  unsigned long seed)
+{
+	return twin ? twin_fns[i & 1](n, seed) : recurse(n, seed);
+}
+
 NOINLINE unsigned long deep_start(unsigned long depth, unsigned long long end,
 				  unsigned long loops)
 {
@@ -39,10 +88,11 @@ NOINLINE unsigned long deep_start(unsigned long depth, unsigned long long end,
 	/* recurse(n) puts n + 1 recurse frames on the stack. */
 	if (loops) {
 		for (i = 0; i < loops; i++)
-			seed = recurse(depth - 1, seed);
+			seed = recurse_loop(i, depth - 1, seed);
 	} else {
+		i = 0;
 		do
-			seed = recurse(depth - 1, seed);
+			seed = recurse_loop(i++, depth - 1, seed);
 		while (now_ns() < end);
 	}
 	sink = seed;
@@ -55,8 +105,10 @@ int main(int argc, char **argv)
 	unsigned long depth = 10, loops = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:l:p:")) != -1) {
-		if (opt == 'p')
+	while ((opt = getopt(argc, argv, "d:l:p:t")) != -1) {
+		if (opt == 't')
+			twin = 1;
+		else if (opt == 'p')
 			pause = parse_seconds(optarg, USAGE);
 		else if (opt == 'd')
 			depth = parse_count(optarg, 100000, USAGE);

@@ -72,7 +72,8 @@ static __always_inline bool fst_sigtramp(unsigned long pc)
  * @id: the task's address space in @db
  * @tables_only: code without a table ends the stack (no frame record walk)
  * @rc: this CPU's rule cache, or NULL
- * @stop: set to an enum flamestat_unwind_stop when the walk stops early
+ * @wi: set to why the walk stopped early (-1: it did not) and the longest
+ *	run of one return address it stored (x86-64: a recursion loop's)
  *
  * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
  * locks (RCU read side only).
@@ -81,7 +82,8 @@ static __always_inline bool fst_sigtramp(unsigned long pc)
 unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      u64 *frames, unsigned int max, u32 *flags,
 			      struct fst_procdb *db, u32 id, bool tables_only,
-			      struct fst_eh_rcache *rc, int *stop)
+			      struct fst_eh_rcache *rc,
+			      struct fst_walk_info *wi)
 {
 	unsigned long pc = instruction_pointer(regs), sp = regs->sp;
 	unsigned long fp = regs->regs[FST_DW_FP], lr = regs->regs[FST_DW_LR];
@@ -99,7 +101,8 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	bool by_table = false, by_fp = false;
 	unsigned int n = 0;
 
-	*stop = -1;
+	wi->stop = -1;
+	wi->run_len = 0;
 	if (!max)
 		return 0;
 	frames[n++] = pc;
@@ -154,7 +157,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		if (r->kind == FST_EH_STOP)
 			break;
 		if (r->kind == FST_EH_UNSUP && tables_only) {
-			*stop = FLAMESTAT_UNWIND_STOP_UNSUP;
+			wi->stop = FLAMESTAT_UNWIND_STOP_UNSUP;
 			break;
 		}
 		/*
@@ -164,7 +167,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		 * tables may be used.
 		 */
 		if (tables_only || !fp_ok) {
-			*stop = r->kind == FST_EH_UNSUP ?
+			wi->stop = r->kind == FST_EH_UNSUP ?
 				FLAMESTAT_UNWIND_STOP_UNSUP :
 				r->kind == FST_EH_NONE ?
 				FLAMESTAT_UNWIND_STOP_NO_TABLE :
@@ -201,7 +204,7 @@ have_cfa:
 		 * is in LR); any other frame's is higher.
 		 */
 		if (cfa < sp || (cfa == sp && r->ra_off)) {
-			*stop = FLAMESTAT_UNWIND_STOP_BAD;
+			wi->stop = FLAMESTAT_UNWIND_STOP_BAD;
 			break;
 		}
 		/* Near either end, a load could leave user space: a fault. */
@@ -210,7 +213,7 @@ have_cfa:
 		if (!r->ra_off) {
 			/* In LR: known in the interrupted frame only. */
 			if (!lr_ok) {
-				*stop = FLAMESTAT_UNWIND_STOP_REG;
+				wi->stop = FLAMESTAT_UNWIND_STOP_REG;
 				break;
 			}
 			ra = lr;
@@ -232,7 +235,7 @@ have_cfa:
 		pc = ra;
 		look = ra - 1;
 	}
-	if (n == max && *stop < 0)
+	if (n == max && wi->stop < 0)
 		*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 	goto out;
 efault:
@@ -240,6 +243,6 @@ efault:
 out:
 	user_access_end();
 out_nouser:
-	fst_eh_walk_end(flags, by_table, by_fp, tables_only, *stop);
+	fst_eh_walk_end(flags, by_table, by_fp, tables_only, wi->stop);
 	return n;
 }

@@ -52,65 +52,168 @@ static const struct fst_eh_rule fst_eh_sp_rule = {
 	.kind = FST_EH_CFA, .reg = FST_DW_SP,
 };
 
-/*
- * Hard-irq, in the user-access section: a recursion's frames, from SP
- * (*@sp, a CFA the general loop checked) up. @r is the rule of *@look,
- * CFA = SP + n or, with @from_fp, CFA = FP + n, n > 0, with FP restored
- * from its save slot if @fp_saved (always, with @from_fp: so FP is known
- * in every frame); and the frame stored last
- * returns to *@look + 1 again. While its callers do too, each has the
- * same rule, and a step needs none of the general loop's lookups and
- * tests: a rule's offsets stay within FST_EH_OFF_SPAN of the CFA, and
- * whether the frame pointer is known does not change (the first step
- * under this rule set it). A CFA that does not grow is left to the
- * general loop, which stops there.
- * Return: 0 (*@look is the next frame's, or *@out is full), 1 (a return
- * address of 0 ended the stack), or -EFAULT; *@sp, *@fp and *@out are
- * the walk's state after the steps taken.
- */
-static __always_inline int fst_eh_recursion(const struct fst_eh_rule *r,
-					    bool from_fp, bool fp_saved,
-					    unsigned long *look,
-					    unsigned long *sp, unsigned long *fp,
-					    u64 **out, u64 *end)
-{
-	const long cfa_off = r->cfa_off, ra_off = r->ra_off, fp_off = r->fp_off;
-	/* In a register: not built again at every step. */
-	unsigned long cfa_max = FST_EH_UADDR_MAX - 2 * FST_EH_OFF_SPAN;
-	unsigned long cfa, ra, s = *sp, f = *fp;
-	u64 *o = *out;
-	int ret = 0;
+/* The frames of one address a recursion has before the loop walks it. */
+#define FST_EH_RECURSION_MIN	4
 
-	OPTIMIZER_HIDE_VAR(cfa_max);
-	while (o < end) {
-		cfa = (from_fp ? f : s) + cfa_off;
-		if (cfa <= s)
+/* The walk's state between two frames. */
+struct fst_eh_step {
+	unsigned long look;	/* the address looked up for the last frame */
+	unsigned long sp;
+	unsigned long fp;
+	u64 *out;		/* where the next frame goes */
+};
+
+/*
+ * Hard-irq, in the user-access section: a recursion's frames. The frame
+ * stored last returns to @st->look + 1 again, and the general loop just
+ * walked a frame under @r, the rule of @st->look: so did the frame before,
+ * and while the callers return there too each has the same rule, and a
+ * step needs none of the general loop's lookups and tests. These loops
+ * take the steps that are plain (the CFA above the last, within the range
+ * every load of a rule may read; room for the frame) and leave the first
+ * other one to the general loop, in the state it would have reached:
+ * whatever it decides there (a bad CFA, a fault, a full stack) is decided
+ * as before.
+ * Return: 0 (@st->look is the next frame's, or the general loop takes the
+ * next step), 1 (a return address of 0 ended the stack), or -EFAULT;
+ * @st is the walk's state after the steps taken.
+ */
+
+/*
+ * CFA = FP + n, n > 0, with FP restored from its slot in every frame
+ * (fst_eh_recursion_ok()). A CFA above the last one is an FP above the
+ * last one (the same n): one compare; and an FP at most fmax keeps the
+ * CFA in range.
+ */
+static __always_inline int fst_eh_recursion_fp(const struct fst_eh_rule *r,
+					       struct fst_eh_step *st,
+					       u64 *end)
+{
+	const long cfa_off = r->cfa_off;
+	const long ra_at = cfa_off + r->ra_off, fp_at = cfa_off + r->fp_off;
+	const unsigned long fmax = FST_EH_UADDR_MAX - FST_EH_OFF_SPAN - cfa_off;
+	const unsigned long again = st->look + 1;
+	unsigned long f = st->fp, nf, ra;
+	/* The room left, counted up to 0: GCC then tests it apart. */
+	long i = st->out - end;
+
+	if (!i || f > fmax || f + cfa_off <= st->sp)
+		return 0;
+	for (;;) {
+		unsafe_get_user(ra, (const unsigned long __user *)(f + ra_at),
+				efault);
+		unsafe_get_user(nf, (const unsigned long __user *)(f + fp_at),
+				efault);
+		if (ra != again)
 			break;
-		if (cfa - FST_EH_OFF_SPAN > cfa_max)
-			goto efault;
-		unsafe_get_user(ra, (const unsigned long __user *)(cfa + ra_off),
+		end[i] = ra;
+		if (!++i || nf <= f || nf > fmax) {
+			st->sp = f + cfa_off;
+			st->fp = nf;
+			st->out = end + i;
+			return 0;
+		}
+		f = nf;
+	}
+	st->sp = f + cfa_off;
+	st->fp = nf;
+	st->out = end + i;
+	if (ra) {
+		*st->out++ = ra;
+		st->look = ra - 1;
+	}
+	return !ra;
+efault:
+	st->out = end + i;
+	return -EFAULT;
+}
+
+/*
+ * CFA = SP + n, n > 0: the CFA grows by n a frame, and an SP at most
+ * smax keeps it in range. With @fp_saved, FP is restored in every frame;
+ * without, it stays what it is.
+ */
+static __always_inline int fst_eh_recursion_sp(const struct fst_eh_rule *r,
+					       bool fp_saved,
+					       struct fst_eh_step *st,
+					       u64 *end)
+{
+	const long cfa_off = r->cfa_off;
+	const long ra_at = cfa_off + r->ra_off, fp_at = cfa_off + r->fp_off;
+	const unsigned long smax = FST_EH_UADDR_MAX - FST_EH_OFF_SPAN - cfa_off;
+	const unsigned long again = st->look + 1;
+	unsigned long s = st->sp, f = st->fp, ra;
+	u64 *o = st->out;
+
+	for (;;) {
+		if (o == end || s > smax) {
+			st->sp = s;
+			st->fp = f;
+			st->out = o;
+			return 0;
+		}
+		unsafe_get_user(ra, (const unsigned long __user *)(s + ra_at),
 				efault);
 		if (fp_saved)
 			unsafe_get_user(f, (const unsigned long __user *)
-					(cfa + fp_off), efault);
-		s = cfa;
-		if (!ra) {
-			ret = 1;
+					(s + fp_at), efault);
+		s += cfa_off;
+		if (ra != again)
 			break;
-		}
 		*o++ = ra;
-		if (ra - 1 != *look) {
-			*look = ra - 1;
-			break;
-		}
 	}
-	*sp = s;
-	*fp = f;
-	*out = o;
-	return ret;
+	st->sp = s;
+	st->fp = f;
+	if (ra) {
+		*o++ = ra;
+		st->look = ra - 1;
+	}
+	st->out = o;
+	return !ra;
 efault:
-	*out = o;
+	st->out = o;
 	return -EFAULT;
+}
+
+/*
+ * Hard-irq, outside the user-access section: a recursion's frames, by the
+ * loop for rule @r, in a user-access section of its own (objtool allows
+ * no call inside one). Out of line: inlined in fst_walk_user_eh(), whose
+ * state takes most registers, the loops' are kept in memory. The call,
+ * its saves and the loop's setup cost about 90 instructions, once a
+ * recursion. The longest run of frames a loop stored, all of one return
+ * address, goes to @wi.
+ * Return: as the loops'.
+ */
+static noinline int fst_eh_recursion(const struct fst_eh_rule *r,
+				     struct fst_eh_step *st, u64 *end,
+				     const u64 *frames,
+				     struct fst_walk_info *wi)
+{
+	const unsigned long again = st->look + 1;
+	u64 *from = st->out;
+	unsigned int run;
+	int ret;
+
+	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
+		return -EFAULT;
+	/* Constant arguments: three loops, none testing them. */
+	if (r->reg == FST_DW_FP)
+		ret = fst_eh_recursion_fp(r, st, end);
+	else if (!fst_eh_fp_saved(r))
+		ret = fst_eh_recursion_sp(r, false, st, end);
+	else
+		ret = fst_eh_recursion_sp(r, true, st, end);
+	user_access_end();
+	/* The frames stored but the last, if it is the recursion's caller. */
+	run = st->out - from;
+	if (run && st->out[-1] != again)
+		run--;
+	if (run > wi->run_len) {
+		wi->run_at = from - frames;
+		wi->run_len = run;
+	}
+	return ret;
 }
 
 /*
@@ -137,7 +240,8 @@ static __always_inline bool fst_eh_recursion_ok(const struct fst_eh_rule *r,
  * @id: the task's address space in @db
  * @tables_only: code without a table ends the stack (no frame pointer walk)
  * @rc: this CPU's rule cache, or NULL
- * @stop: set to an enum flamestat_unwind_stop when the walk stops early
+ * @wi: set to why the walk stopped early (-1: it did not) and the longest
+ *	run of one return address it stored (x86-64: a recursion loop's)
  *
  * Context: hard-irq (hrtimer): must not sleep, allocate or take sleeping
  * locks (RCU read side only).
@@ -146,7 +250,8 @@ static __always_inline bool fst_eh_recursion_ok(const struct fst_eh_rule *r,
 unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			      u64 *frames, unsigned int max, u32 *flags,
 			      struct fst_procdb *db, u32 id, bool tables_only,
-			      struct fst_eh_rcache *rc, int *stop)
+			      struct fst_eh_rcache *rc,
+			      struct fst_walk_info *wi)
 {
 	unsigned long sp = regs->sp, fp = regs->bp, probe;
 	/*
@@ -171,7 +276,8 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 	bool fp_ok = true;
 	bool by_table = false, by_fp = false;
 
-	*stop = -1;
+	wi->stop = -1;
+	wi->run_len = 0;
 	if (!max)
 		return 0;
 	*out++ = regs->ip;
@@ -206,7 +312,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		if (r->kind == FST_EH_NONE ||
 		    (r->kind == FST_EH_UNSUP && !tables_only)) {
 			if (tables_only || !fp_ok) {
-				*stop = r->kind == FST_EH_UNSUP ?
+				wi->stop = r->kind == FST_EH_UNSUP ?
 					FLAMESTAT_UNWIND_STOP_UNSUP :
 					FLAMESTAT_UNWIND_STOP_NO_TABLE;
 				break;
@@ -230,7 +336,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 		if (r->kind == FST_EH_STOP)
 			break;
 		if (r->kind == FST_EH_UNSUP) {
-			*stop = FLAMESTAT_UNWIND_STOP_UNSUP;
+			wi->stop = FLAMESTAT_UNWIND_STOP_UNSUP;
 			break;
 		}
 		if (r->kind == FST_EH_SIGNAL) {
@@ -260,7 +366,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 			} else if (out == frames + 1 && r->reg != FST_DW_FP) {
 				base = fst_dw_reg(regs, r->reg);
 			} else {
-				*stop = FLAMESTAT_UNWIND_STOP_REG;
+				wi->stop = FLAMESTAT_UNWIND_STOP_REG;
 				break;
 			}
 			cfa = base + r->cfa_off;
@@ -272,7 +378,7 @@ unsigned int fst_walk_user_eh(struct pt_regs *regs, bool interrupted,
 have_cfa:
 		/* The caller's frame lies above this one: the stack grows down. */
 		if (cfa <= sp) {
-			*stop = FLAMESTAT_UNWIND_STOP_BAD;
+			wi->stop = FLAMESTAT_UNWIND_STOP_BAD;
 			break;
 		}
 		/* Near either end, a load could leave user space: a fault. */
@@ -288,27 +394,39 @@ have_cfa:
 		*out++ = ra;
 		sp = cfa;
 		look = ra - 1;
-		if (unlikely(look == r_look) && fst_eh_recursion_ok(r, fp_ok)) {
+		/*
+		 * A recursion (the same return address again: its rule)
+		 * whose last FST_EH_RECURSION_MIN frames are one address:
+		 * a deep one, likely, worth the loop's call.
+		 */
+		if (unlikely(look == r_look) &&
+		    out - frames >= FST_EH_RECURSION_MIN &&
+		    out[-FST_EH_RECURSION_MIN] == out[-1] &&
+		    out[-FST_EH_RECURSION_MIN + 1] == out[-1] &&
+		    fst_eh_recursion_ok(r, fp_ok)) {
+			struct fst_eh_step st = {
+				.look = look, .sp = sp, .fp = fp, .out = out,
+			};
 			int ret;
 
-			/* Constant arguments: three loops, none testing them. */
-			if (r->reg == FST_DW_FP)
-				ret = fst_eh_recursion(r, true, true, &look,
-						       &sp, &fp, &out, end);
-			else if (!fst_eh_fp_saved(r))
-				ret = fst_eh_recursion(r, false, false, &look,
-						       &sp, &fp, &out, end);
-			else
-				ret = fst_eh_recursion(r, false, true, &look,
-						       &sp, &fp, &out, end);
-
+			user_access_end();
+			ret = fst_eh_recursion(r, &st, end, frames, wi);
+			look = st.look;
+			sp = st.sp;
+			fp = st.fp;
+			out = st.out;
+			if (!user_access_begin((const void __user *)0,
+					       FST_EH_UADDR_MAX)) {
+				*flags |= FLAMESTAT_STACKF_USER_FAULT;
+				goto out_nouser;
+			}
 			if (ret < 0)
 				goto efault;
 			if (ret)
 				break;
 		}
 	}
-	if (out == end && *stop < 0)
+	if (out == end && wi->stop < 0)
 		*flags |= FLAMESTAT_STACKF_USER_TRUNCATED;
 	goto out;
 efault:
@@ -316,6 +434,6 @@ efault:
 out:
 	user_access_end();
 out_nouser:
-	fst_eh_walk_end(flags, by_table, by_fp, tables_only, *stop);
+	fst_eh_walk_end(flags, by_table, by_fp, tables_only, wi->stop);
 	return out - frames;
 }
