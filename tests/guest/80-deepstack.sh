@@ -5,7 +5,8 @@
 # user_truncated. Both again built without frame pointers (deepstack-nofp,
 # as Debian builds), where the recursion is walked by table: each frame
 # takes the rule of the one before without a lookup, up to the same limit.
-# timeout: 240
+# And a recursion whose frames change sizes, kept whole with and without.
+# timeout: 300
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
@@ -82,5 +83,15 @@ n=$(grep '^deepstack-nofp;\[truncated\];' "$FS_TMP/nofp300.folded" | sort -t' ' 
 	awk '{sub(/ [0-9]+$/, ""); print gsub(/;/, ";")}')
 expect_eq "nofp depth 300: user frames kept (user_depth 127)" "$n" 128
 expect_ge "nofp depth 300: user_truncated counted" $(($(fs_stat user_truncated) - t0)) "$trunc"
+# Frames of changing sizes (deepstack -V: alloca() at every depth, the CFA
+# FP + 16 in both builds): the recursion loop takes a step only where the
+# caller's FP is the last frame's size above, and leaves the others to the
+# general loop. Whole from main either way.
+for prog in deepstack deepstack-nofp; do
+	wl $prog -V -d 40 1 || not_ok "$prog -V -d 40 exited with status $?"
+	sample_window vla-$prog $prog "$prog -V -d 40 ran" wl $prog -V -d 40 2
+	whole_count vla-$prog deep_leaf 'deep_start;(recurse_vla;){40}deep_leaf'
+	expect_whole vla-$prog deep_leaf 1000
+done
 check "unload" fs_unload
 finish

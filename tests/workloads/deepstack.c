@@ -5,16 +5,17 @@
  * whatever libc frames sit under main). For depth limits, truncation and
  * benchmarks.
  *
- *   deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t] [SECONDS]
+ *   deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t | -V] [SECONDS]
  *     DEPTH default 10, max 100000; -p: run, sleep PAUSE seconds, run again
  *     (the same stacks, before and after an idle time); -t: main ->
  *     deep_start -> twin_a x DEPTH -> twin_leaf, every other loop twin_b
  *     (a copy of twin_a) instead: two stacks that differ in the
- *     recursion's return address only
+ *     recursion's return address only; -V: main -> deep_start ->
+ *     recurse_vla x DEPTH -> deep_leaf, frames of changing sizes
  */
 #include "common.h"
 
-#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t] [SECONDS]"
+#define USAGE "deepstack [-d DEPTH] [-l LOOPS] [-p PAUSE] [-t | -V] [SECONDS]"
 
 volatile unsigned long sink;
 
@@ -31,6 +32,24 @@ NOINLINE unsigned long recurse(unsigned long n, unsigned long seed)
 		return deep_leaf(seed);
 	r = recurse(n - 1, seed);
 	sink = n;
+	return r ^ n;
+}
+
+/*
+ * -V: recurse_vla instead of recurse, a frame of another size at each
+ * depth (alloca(): the CFA stays FP + 16, with or without -fomit-frame-
+ * pointer, while the distance between two frames changes).
+ */
+NOINLINE unsigned long recurse_vla(unsigned long n, unsigned long seed)
+{
+	volatile char *pad = __builtin_alloca(16 * (n % 4) + 16);
+	unsigned long r;
+
+	pad[0] = (char)n;
+	if (!n)
+		return deep_leaf(seed);
+	r = recurse_vla(n - 1, seed);
+	sink = n + (unsigned long)pad[0];
 	return r ^ n;
 }
 
@@ -71,12 +90,14 @@ NOINLINE unsigned long twin_b(unsigned long n, unsigned long seed)
 	return r ^ n;
 }
 
-static int twin;
+static int twin, vla;
 
-/* The recursion of loop @i. */
-static unsigned long recurse_loop(unsigned long i, unsigned long n,
-				  unsigned long seed)
+/* The recursion of loop @i; inlined: deep_start calls it directly. */
+static inline __attribute__((always_inline)) unsigned long
+recurse_loop(unsigned long i, unsigned long n, unsigned long seed)
 {
+	if (vla)
+		return recurse_vla(n, seed);
 	return twin ? twin_fns[i & 1](n, seed) : recurse(n, seed);
 }
 
@@ -105,9 +126,11 @@ int main(int argc, char **argv)
 	unsigned long depth = 10, loops = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:l:p:t")) != -1) {
+	while ((opt = getopt(argc, argv, "d:l:p:tV")) != -1) {
 		if (opt == 't')
 			twin = 1;
+		else if (opt == 'V')
+			vla = 1;
 		else if (opt == 'p')
 			pause = parse_seconds(optarg, USAGE);
 		else if (opt == 'd')

@@ -81,9 +81,14 @@ struct fst_eh_step {
 
 /*
  * CFA = FP + n, n > 0, with FP restored from its slot in every frame
- * (fst_eh_recursion_ok()). A CFA above the last one is an FP above the
- * last one (the same n): one compare; and an FP at most fmax keeps the
- * CFA in range.
+ * (fst_eh_recursion_ok()). The general loop's last step took the same
+ * rule: the CFA it left in SP is its FP + n, and the frame's size d is
+ * from that FP to the one it restored. The loop's steps are those whose
+ * caller's FP is d above again (a recursion's frames are of one size,
+ * short of alloca() and variable-length arrays), so that the FPs it reads
+ * from stay below fmax (the CFA in range) for as many steps as the
+ * division at the start allows: a step tests the return address, the
+ * next FP and the room, and nothing else.
  */
 static __always_inline int fst_eh_recursion_fp(const struct fst_eh_rule *r,
 					       struct fst_eh_step *st,
@@ -93,45 +98,57 @@ static __always_inline int fst_eh_recursion_fp(const struct fst_eh_rule *r,
 	const long ra_at = cfa_off + r->ra_off, fp_at = cfa_off + r->fp_off;
 	const unsigned long fmax = FST_EH_UADDR_MAX - FST_EH_OFF_SPAN - cfa_off;
 	const unsigned long again = st->look + 1;
-	unsigned long f = st->fp, nf, ra;
-	/* The room left, counted up to 0: GCC then tests it apart. */
-	long i = st->out - end;
+	unsigned long f = st->fp, nf, ra, d;
+	u64 *o = st->out, *stop;
 
-	if (!i || f > fmax || f + cfa_off <= st->sp)
+	/* The general loop decides a CFA not above the last, or out of range. */
+	if (f > fmax || f + cfa_off <= st->sp)
 		return 0;
-	for (;;) {
+	d = f + cfa_off - st->sp;
+	/* Steps: while there is room, and at most to the last FP <= fmax. */
+	stop = o + min_t(unsigned long, end - o, (fmax - f) / d + 1);
+	while (o != stop) {
 		unsafe_get_user(ra, (const unsigned long __user *)(f + ra_at),
 				efault);
 		unsafe_get_user(nf, (const unsigned long __user *)(f + fp_at),
 				efault);
 		if (ra != again)
-			break;
-		end[i] = ra;
-		if (!++i || nf <= f || nf > fmax) {
+			goto caller;
+		*o++ = ra;
+		f += d;
+		if (nf != f) {
+			/* The frame at f - d stored: its caller's is nf. */
+			f -= d;
 			st->sp = f + cfa_off;
 			st->fp = nf;
-			st->out = end + i;
+			st->out = o;
 			return 0;
 		}
-		f = nf;
 	}
+	/* Steps all taken (or none): the frame at f - d the last stored. */
+	st->sp = f - d + cfa_off;
+	st->fp = f;
+	st->out = o;
+	return 0;
+caller:
+	/* The frame at f returns elsewhere: the recursion's caller. */
 	st->sp = f + cfa_off;
 	st->fp = nf;
-	st->out = end + i;
 	if (ra) {
-		*st->out++ = ra;
+		*o++ = ra;
 		st->look = ra - 1;
 	}
+	st->out = o;
 	return !ra;
 efault:
-	st->out = end + i;
+	st->out = o;
 	return -EFAULT;
 }
 
 /*
- * CFA = SP + n, n > 0: the CFA grows by n a frame, and an SP at most
- * smax keeps it in range. With @fp_saved, FP is restored in every frame;
- * without, it stays what it is.
+ * CFA = SP + n, n > 0: the CFA grows by n a frame, so that the division at
+ * the start says how many steps keep it in range. With @fp_saved, FP is
+ * restored in every frame; without, it stays what it is.
  */
 static __always_inline int fst_eh_recursion_sp(const struct fst_eh_rule *r,
 					       bool fp_saved,
@@ -143,15 +160,13 @@ static __always_inline int fst_eh_recursion_sp(const struct fst_eh_rule *r,
 	const unsigned long smax = FST_EH_UADDR_MAX - FST_EH_OFF_SPAN - cfa_off;
 	const unsigned long again = st->look + 1;
 	unsigned long s = st->sp, f = st->fp, ra;
-	u64 *o = st->out;
+	u64 *o = st->out, *stop;
 
-	for (;;) {
-		if (o == end || s > smax) {
-			st->sp = s;
-			st->fp = f;
-			st->out = o;
-			return 0;
-		}
+	if (s > smax)
+		return 0;
+	/* Steps: while there is room, and at most to the last SP <= smax. */
+	stop = o + min_t(unsigned long, end - o, (smax - s) / cfa_off + 1);
+	while (o != stop) {
 		unsafe_get_user(ra, (const unsigned long __user *)(s + ra_at),
 				efault);
 		if (fp_saved)
@@ -159,16 +174,21 @@ static __always_inline int fst_eh_recursion_sp(const struct fst_eh_rule *r,
 					(s + fp_at), efault);
 		s += cfa_off;
 		if (ra != again)
-			break;
+			goto caller;
 		*o++ = ra;
 	}
+	st->out = o;
+	st->sp = s;
+	st->fp = f;
+	return 0;
+caller:
+	st->out = o;
 	st->sp = s;
 	st->fp = f;
 	if (ra) {
-		*o++ = ra;
+		*st->out++ = ra;
 		st->look = ra - 1;
 	}
-	st->out = o;
 	return !ra;
 efault:
 	st->out = o;
