@@ -40,8 +40,9 @@ struct fst_walk_info {
 	int stop;	/* an enum flamestat_unwind_stop, or -1: not early */
 	/*
 	 * frames[run_at..run_at + run_len) are one return address, a
-	 * recursion's (run_len 0: none known): the recent-stack cache
-	 * (recent.h) compares them by their first word.
+	 * recursion's (run_len 0: none known, run_at then unset): the
+	 * recent-stack cache (recent.h) compares such a run by its first
+	 * word, and the words around it.
 	 */
 	u16 run_at;
 	u16 run_len;

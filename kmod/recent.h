@@ -118,8 +118,9 @@ static __always_inline bool fst_recent_same_chain(const struct fst_recent *r,
 	 * a run: the words before a run compared hold the run's own too.
 	 * Short runs are compared with the rest: two compares cost more.
 	 */
-	if (wi->run_len >= FST_RECENT_RUN_MIN && wi->run_at == r->run_at &&
-	    wi->run_len == r->run_len) {
+	/* run_at is set only where run_len is not 0: lengths first. */
+	if (wi->run_len >= FST_RECENT_RUN_MIN && wi->run_len == r->run_len &&
+	    wi->run_at == r->run_at) {
 		at = key->nr_kernel + wi->run_at;
 		if (key->frames[at] == chain->frames[at])
 			return fst_words_same(key->frames + 1,

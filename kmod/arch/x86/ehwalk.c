@@ -80,6 +80,22 @@ struct fst_eh_step {
  */
 
 /*
+ * A loop's last step found @ra, not the recursion's address: the caller's
+ * frame, stored at @o as the general loop would (a return address of 0
+ * ends the stack). Return: as the loops'.
+ */
+static __always_inline int fst_eh_recursion_leave(struct fst_eh_step *st,
+						  u64 *o, unsigned long ra)
+{
+	if (ra) {
+		*o++ = ra;
+		st->look = ra - 1;
+	}
+	st->out = o;
+	return !ra;
+}
+
+/*
  * CFA = FP + n, n > 0, with FP restored from its slot in every frame
  * (fst_eh_recursion_ok()). The general loop's last step took the same
  * rule: the CFA it left in SP is its FP + n, and the frame's size d is
@@ -134,12 +150,7 @@ caller:
 	/* The frame at f returns elsewhere: the recursion's caller. */
 	st->sp = f + cfa_off;
 	st->fp = nf;
-	if (ra) {
-		*o++ = ra;
-		st->look = ra - 1;
-	}
-	st->out = o;
-	return !ra;
+	return fst_eh_recursion_leave(st, o, ra);
 efault:
 	st->out = o;
 	return -EFAULT;
@@ -182,14 +193,9 @@ static __always_inline int fst_eh_recursion_sp(const struct fst_eh_rule *r,
 	st->fp = f;
 	return 0;
 caller:
-	st->out = o;
 	st->sp = s;
 	st->fp = f;
-	if (ra) {
-		*st->out++ = ra;
-		st->look = ra - 1;
-	}
-	return !ra;
+	return fst_eh_recursion_leave(st, o, ra);
 efault:
 	st->out = o;
 	return -EFAULT;
@@ -198,10 +204,10 @@ efault:
 /*
  * Hard-irq, outside the user-access section: a recursion's frames, by the
  * loop for rule @r, in a user-access section of its own (objtool allows
- * no call inside one). Out of line: inlined in fst_walk_user_eh(), whose
- * state takes most registers, the loops' are kept in memory. The call,
- * its saves and the loop's setup cost about 90 instructions, once a
- * recursion. The longest run of frames a loop stored, all of one return
+ * no call inside one). Out of line because, inlined in fst_walk_user_eh(),
+ * whose state takes most registers, the loops' variables were kept in
+ * memory. The call, its saves and the loop's setup cost about 100
+ * instructions, once a recursion. The longest run of frames a loop stored, all of one return
  * address, goes to @wi.
  * Return: as the loops'.
  */
