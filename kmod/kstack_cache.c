@@ -33,7 +33,25 @@
  * comparison there. The one assumption is that a frame's size follows
  * from its function: other frames whose size varies (alloca, variable-
  * length arrays) are rare in the kernel, and would still need the kept
- * return addresses at every kept place. Return addresses the unwinder puts
+ * return addresses at every kept place.
+ *
+ * The jump from the places above the anchor to the one below the top is
+ * sound only across do_syscall_64()'s gap: a frame whose caller's is the
+ * entry's frame, and which is never entered twice on one stack. Other
+ * entries nest. A page fault taken in the kernel (a put_user() on the
+ * way back to user space) runs the same handler frames, under the same
+ * return address of the same entry, as one taken in user space, with a
+ * user-space entry at the top of the stack too: the places above the
+ * anchor and the one at the top all hold what the shallower stack kept,
+ * and the frames between were missed (seen once in 63-kstack-cache's
+ * check, 12 frames recognised of 17). So a way also keeps its depth, the
+ * bytes from the anchor to the top, and a stack at another depth is
+ * another one, except for a system call's: the way whose last frames are
+ * the entry's and a return into the handler it calls, as the module's own
+ * load found them (fst_kcache_learn_entry()); a 32-bit system call's is
+ * recognised only at the depth it was walked at.
+ *
+ * Return addresses the unwinder puts
  * back in place of a trampoline's (kretprobes, the function graph tracer)
  * are not what their place holds: such stacks are never kept.
  * kstack_cache=2 walks every hit as well and counts any disagreement
@@ -51,19 +69,34 @@
  * timer (hard-irq), on this CPU's cache only: nothing here sleeps,
  * allocates or takes a lock.
  */
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/compiler.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
+#include "arch.h"
 #include "kstack_cache.h"
 
 static DEFINE_PER_CPU(struct fst_kcache_counts,
 		      fst_kcache_counters[FST_KCACHE_NR_SRC]);
 
 enum fst_kcache_mode fst_kcache_mode __read_mostly = FST_KCACHE_ON;
+
+/*
+ * A 64-bit system call's last frames: the return address into the entry
+ * code, at the top, and the handler the entry calls (do_syscall_64(),
+ * whose frame holds the random gap), as the bounds of its code: any of
+ * its calls (the system call, the way back to user space) returns there.
+ * fst_kcache_learn_entry() sets them; 0: not known, and every stack is
+ * recognised only at the depth it was walked at.
+ */
+static unsigned long fst_kcache_sys_entry __read_mostly;
+static unsigned long fst_kcache_sys_start __read_mostly;
+static unsigned long fst_kcache_sys_end __read_mostly;
 
 /**
  * fst_kcache_set_mode() - what kstack_cache= asks for
@@ -74,6 +107,79 @@ enum fst_kcache_mode fst_kcache_mode __read_mostly = FST_KCACHE_ON;
 void fst_kcache_set_mode(enum fst_kcache_mode mode)
 {
 	fst_kcache_mode = mode;
+}
+
+#ifdef FST_ARCH_HAVE_KSLOTS
+/*
+ * The bounds of the function @addr is in, from sprint_symbol()'s
+ * "name+0xoff/0xsize" (kallsyms_lookup_size_offset() is not exported).
+ * Return: false when kallsyms does not know it.
+ */
+static bool fst_kcache_func_bounds(unsigned long addr, unsigned long *start,
+				   unsigned long *end)
+{
+	unsigned long off, size;
+	char *sym, *plus, *slash;
+	bool ok = false;
+
+	sym = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!sym)
+		return false;
+	sprint_symbol(sym, addr);
+	plus = strrchr(sym, '+');
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		/* The size ends at the module's name, if any: not this one's. */
+		slash[strcspn(slash + 1, " ") + 1] = '\0';
+		ok = !kstrtoul(plus + 1, 0, &off) &&
+		     !kstrtoul(slash + 1, 0, &size) && off < size;
+	}
+	if (ok) {
+		*start = addr - off;
+		*end = addr - off + size;
+	}
+	kfree(sym);
+	return ok;
+}
+#endif
+
+/**
+ * fst_kcache_learn_entry() - find a system call's last frames
+ *
+ * At load, in the system call that loads the module (finit_module(2)):
+ * its own stack ends in the frames every system call of that kind ends
+ * in, the entry's at the top, the handler's below it. Without them (no
+ * ORC, no memory, no kallsyms), no way is a system call's.
+ *
+ * Context: process context, module load, in the loading system call.
+ */
+void fst_kcache_learn_entry(void)
+{
+#ifdef FST_ARCH_HAVE_KSLOTS
+	unsigned long entry = (unsigned long)task_pt_regs(current) -
+			      sizeof(long);
+	unsigned long *slots, start, end;
+	unsigned int n;
+	bool complete;
+	u64 *frames;
+
+	frames = kmalloc_array(FST_KCACHE_WALK, sizeof(*frames), GFP_KERNEL);
+	slots = kmalloc_array(FST_KCACHE_WALK, sizeof(*slots), GFP_KERNEL);
+	if (frames && slots) {
+		n = fst_walk_kernel_slots(NULL, frames, slots, FST_KCACHE_WALK,
+					  &complete);
+		if (complete && n >= 2 && slots[n - 1] == entry &&
+		    slots[n - 2] &&
+		    fst_kcache_func_bounds(frames[n - 2], &start, &end)) {
+			fst_kcache_sys_entry = frames[n - 1];
+			fst_kcache_sys_start = start;
+			fst_kcache_sys_end = end;
+		}
+	}
+	kfree(frames);
+	kfree(slots);
+#endif
 }
 
 /* The top of the current task's stack. */
@@ -168,7 +274,8 @@ int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,
 	for (k = 0; k < FST_KCACHE_WAYS; k++) {
 		w = &kc->way[kc->order[k]];
 		if (w->kind != kind || w->pc != pc || w->nr > max ||
-		    anchor + w->span > top)
+		    anchor + w->span > top ||
+		    (!w->gap && top - anchor != w->depth))
 			continue;
 		for (j = 0; j < w->nr_low; j++)
 			if (READ_ONCE_NOCHECK(*(unsigned long *)
@@ -246,6 +353,12 @@ struct fst_kcache_way *fst_kcache_store(struct fst_kcache *kc, u32 kind,
 	w->nr = n;
 	w->span = span;
 	w->nr_low = nr_low;
+	w->depth = top - anchor;
+	/* Only the entry's frame below the top, and the handler's below it. */
+	w->gap = nr_low == n - 1 && n >= 2 && fst_kcache_sys_entry &&
+		 frames[n - 1] == fst_kcache_sys_entry &&
+		 frames[n - 2] > fst_kcache_sys_start &&
+		 frames[n - 2] <= fst_kcache_sys_end;
 	memcpy(w->frames, frames, n * sizeof(u64));
 	memcpy(w->slots, enc, n * sizeof(u16));
 	return w;

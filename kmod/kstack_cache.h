@@ -48,6 +48,13 @@ struct fst_kcache_way {
 	 * higher with every caller): no test of which a place is.
 	 */
 	u16 nr_low;
+	/*
+	 * Bytes from the anchor to the top of the stack where it was walked:
+	 * a stack met at another depth is another one, unless the way is a
+	 * system call's (@gap), whose entry frame lies above a random gap.
+	 */
+	u32 depth;
+	bool gap;
 	u64 frames[FST_KCACHE_FRAMES];
 	u16 slots[FST_KCACHE_FRAMES];
 	/*
@@ -102,6 +109,7 @@ struct fst_kcache_counts {
 };
 
 void fst_kcache_set_mode(enum fst_kcache_mode mode);
+void fst_kcache_learn_entry(void);
 unsigned long fst_kcache_anchor(void);
 unsigned long fst_kcache_regs_anchor(struct pt_regs *regs);
 int fst_kcache_lookup(struct fst_kcache *kc, u32 kind, unsigned long pc,

@@ -707,6 +707,7 @@ int fst_session_init(const struct fst_cfg *cfg, const struct fst_limits *lim)
 		return err;
 	fst_clock_init();
 	fst_kcache_set_mode(lim->kstack_cache);
+	fst_kcache_learn_entry();
 	fst_offcpu_init();
 
 	err = fst_sampler_init(s, &sess.agg.work);

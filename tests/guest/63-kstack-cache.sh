@@ -79,6 +79,37 @@ else
 fi
 check "unload" fs_unload
 
+# A page fault that blocks, taken in the kernel on the way back to user
+# space from another that blocked in the same frames (uffdnest): the
+# nested stack's frames above the handler and its top hold what the
+# shallower stack kept. It must be told apart (the cache once took it for
+# the shallower one, 12 frames of 17), and kept whole in the counts.
+fs_load_offcpu mode=offcpu kstack_cache=2
+check "uffdnest runs" sh -c "$FS_WL/uffdnest 300 >$FS_TMP/uffdnest.out"
+check "stop" fs_write stop
+kcache_counts stats.uffd kstack_cache
+fs_read "$FS_TMP/uffd.txt"
+artifact "$FS_TMP/uffd.txt"
+log "uffdnest: $(cat "$FS_TMP/uffdnest.out"); $hits stacks recognised, $walks walked, $wrong recognised wrongly"
+uffd_faults=$(awk '{print $4}' "$FS_TMP/uffdnest.out")
+expect_ge "uffdnest: a nested fault a round (faults >= 2 x 300 - 10)" "${uffd_faults:-0}" 590
+expect_eq "uffdnest: no stack recognised wrongly" "$wrong" 0
+# Blocks of the nested fault: its handler frames, the rseq update
+# (__rseq_handle_notify_resume(), __rseq_handle_slowpath() from 7.0), and
+# the outer fault's way back to user space above them, whole.
+nested=$(grep -E '^uffdnest;' "$FS_TMP/uffd.txt" |
+	grep -E 'asm_exc_page_fault_\[k\];([^;]*;)*[^;]*rseq[^;]*_\[k\];([^;]*;)*asm_exc_page_fault_\[k\];([^;]*;)*handle_userfault_\[k\]' |
+	awk '{s += $NF} END {printf "%.0f", s}')
+all=$(grep -E '^uffdnest;.*handle_userfault_\[k\]' "$FS_TMP/uffd.txt" |
+	awk '{s += $NF} END {printf "%.0f", s}')
+grep -E '^uffdnest;.*handle_userfault' "$FS_TMP/uffd.txt" | cut -c1-600 | head -n 4 | sed 's/^/#   /'
+# A round blocks as long in each fault (both wait for the handler): the
+# nested ones near half the time, none when taken for the outer ones.
+expect_ge "uffdnest: nested blocks kept whole (> 20% of the faults' ns, x100)" \
+	$((${nested:-0} * 100)) $((${all:-0} * 20))
+expect_ge "uffdnest: blocks in the faults" "${all:-0}" 1
+check "unload" fs_unload
+
 fs_load freq=4999 idle=1 kstack_cache=2
 check "syscalls -m read runs" sh -c "$FS_WL/syscalls -m read 2 >/dev/null"
 check "syscalls -m getppid runs" sh -c "$FS_WL/syscalls -m getppid 1 >/dev/null"

@@ -105,9 +105,9 @@ unsigned int fst_walk_kernel(struct pt_regs *regs, u64 *frames,
  *	first frame fst_walk_kernel() stores, is not stored here)
  * @slots: for each frame, the address its return address was read from;
  *	0 when it does not hold that return address (put back by the unwinder
- *	in place of a trampoline's) or is not on the task's stack; with @regs,
- *	also from a register frame on, and slots[0] after an unwinder error
- *	(such stacks are not kept: see below)
+ *	in place of a trampoline's) or is not on the task's stack, when it
+ *	was read from a register frame, and, with @regs, slots[0] after an
+ *	unwinder error (such stacks are not kept: see below)
  * @max: room in @frames and @slots
  * @complete: set when the stack ended within @max frames
  *
@@ -143,12 +143,14 @@ unsigned int fst_walk_kernel_slots(struct pt_regs *regs, u64 *frames,
 		p = state.regs ? (unsigned long)&state.regs->ip : state.sp ?
 		    state.sp - sizeof(long) : 0;
 		/*
-		 * Interrupted stacks (the timer's): past a register frame the
-		 * walk goes on from the SP and FP saved in it, words the cache
-		 * does not compare (an exception's frame lies 8 bytes lower or
-		 * not with the alignment of the SP it interrupted): not kept.
+		 * Past a register frame in the stack (an exception or an
+		 * interrupt taken in the kernel) the walk goes on from the SP
+		 * and FP saved in it, words the cache does not compare: the
+		 * frame lies 8 bytes lower or not with the alignment of the
+		 * SP it interrupted, and the interrupted frames' places with
+		 * it. Not kept.
 		 */
-		if (regs && state.regs)
+		if (state.regs)
 			p = 0;
 		frames[n] = addr;
 		slots[n] = p >= stack && p + sizeof(long) <= top &&
