@@ -610,6 +610,14 @@ static void fst_off_switch(void *data, bool preempt, struct task_struct *prev,
  * locks. The waker's kernel stack goes into the wakee's slot, if it has
  * one; it is walked outside the bucket lock, so the slot is looked up
  * twice.
+ *
+ * A task that wakes itself (between setting its state and calling
+ * schedule(): an io_uring wait that runs its own completions, a timer
+ * that expires early) is traced on try_to_wake_up()'s shortcut for
+ * current, which takes no lock and leaves interrupts on. It is running,
+ * so it has no slot; and with interrupts on, the sampling timer or a
+ * wakeup in an interrupt could come in on this CPU and write the same
+ * scratch, or spin on a bucket lock held here. It is left out first.
  */
 static void fst_off_wakeup(void *data, struct task_struct *p)
 {
@@ -621,7 +629,8 @@ static void fst_off_wakeup(void *data, struct task_struct *p)
 	u64 *tmp;
 
 	/* Under lockdown no kernel stack is kept, the waker's neither. */
-	if (!o || !o->waker_depth || !READ_ONCE(s->running) || s->lockdown)
+	if (p == current || !o || !o->waker_depth || !READ_ONCE(s->running) ||
+	    s->lockdown)
 		return;
 	c = this_cpu_ptr(s->cpus);
 	if (!c->scratch)
