@@ -57,8 +57,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=("${all[@]}")
-# 56-offcpu runs in its -icount guest (one vCPU), where a loaded host
-# cannot charge a thread CPU time it did not use (the test says how).
+# 56-offcpu and 59-offcpu-waker run in their -icount guest (one vCPU),
+# where a loaded host cannot charge a thread CPU time it did not use (the
+# tests say how).
 # 63-offcpu-unload is not among them (it runs in make check's 6.1 guest
 # suite): attaching to and detaching from sched_switch again and again
 # under a switch storm hung a 5.10 guest under multi-threaded TCG, both
@@ -72,7 +73,7 @@ done
 core_tests=(05-kernel 10-load 15-tool 20-chain 25-abi 26-nofp 26-nofp-edges 29-unwind-rewrite 29-unwind-bound
 	30-commands 36-kaddr
 	44-throttle 47-hardirq-work 48-stagger 49-isolcpus 50-libwork
-	56-offcpu 63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
+	56-offcpu 59-offcpu-waker 63-kstack-cache 64-offcpu-module 72-vhost 73-iouring
 	74-hostile 83-shortlived-libs 92-fuzz 98-hotplug)
 say() { echo "check-kernels: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "FAIL kernels/setup: needs root (debootstrap, chroot)"; exit 1; }
