@@ -10,7 +10,7 @@
 # the next switch), no off-CPU slot or memory is left (memory back to its
 # level), and the kernel logs nothing bad (the harness checks dmesg).
 # Also: invalid off-CPU parameters are refused, and nothing stays loaded.
-# Short 30 cycles, long 300, debug 100.
+# Short 15 cycles, long 300, debug 100.
 #
 # Under single-threaded TCG (accel=tcg-single: one host thread runs both
 # vCPUs in turn). Under multi-threaded TCG, flipping the scheduler
@@ -24,7 +24,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-CYCLES=$(fs_size 30 300 100)
+CYCLES=$(fs_size 15 300 100)
 
 fs_load_offcpu mode=offcpu
 fs_unload || die "unload"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A fork loop cannot fill the process database for the rest of the
-# session. Many more short processes than it has slots (max_procs=128
-# here; 50,000 processes and the default 8,192 slots at the long size;
+# session. Many more short processes than it has slots (1,000 through
+# max_procs=128 here; 50,000 processes and the default 8,192 slots at the long size;
 # 2,500 and 256 at the debug size, where KASAN and lockdep under TCG
 # start about 4 processes a second)
 # are sampled; then a known program, in the same session, must still have
@@ -16,7 +16,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-N=$(fs_size 2500 50000 2500)
+N=$(fs_size 1000 50000 2500)
 # shortlived's own time limit, in seconds: it must start all N.
 LIMIT=$(fs_size 600 600 1500)
 case $FS_TORTURE in

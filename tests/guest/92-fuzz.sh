@@ -5,14 +5,14 @@
 # sizes and offsets, each answer checked against the ABI's model; alone
 # (exact errnos), as a 32-bit program (compat ioctl), and two at once; then
 # the device must still sample, read and snapshot, and unload.
-# Sizes: short 20000 + 5000 + 2 x 5000 operations, long 100000 + 25000 +
+# Sizes: short 10000 + 2500 + 2 x 2500 operations, long 100000 + 25000 +
 # 2 x 25000.
 # timeout: 600
 # timeout-long: 3600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-N=$(fs_size 20000 100000 30000)
+N=$(fs_size 10000 100000 30000)
 
 # fuzz NAME ARGS...: run devfuzz (or devfuzz32), keep its log.
 fuzz() {

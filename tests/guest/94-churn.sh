@@ -8,13 +8,13 @@
 # it fills, exited processes' slots are reused (procs_recycled), what
 # finds no slot is counted (unmapped_procs), and the long-lived process,
 # which exited last, still resolves.
-# Short 10 s per phase, long 120 s.
+# Short 6 s per phase, long 120 s.
 # timeout: 300
 # timeout-long: 1800
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-SECS=$(fs_size 10 120)
+SECS=$(fs_size 6 120)
 
 # churn_phase NAME: run the churn next to chain, then check everything.
 churn_phase() {

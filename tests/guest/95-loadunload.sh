@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Load and unload 100 times while sampling a busy workload, with another
+# Load and unload 40 times (100 at the long size) while sampling a busy workload, with another
 # process opening and reading the device all the while: every load works,
 # rmmod is refused (EBUSY) while a reader holds the device and succeeds
 # once it lets go, and the kernel log stays clean.
 # timeout: 300
+# timeout-long: 600
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-CYCLES=100
+CYCLES=$(fs_size 40 100)
 wl_bg chain 600
 # A reader that keeps opening and reading while the module comes and goes.
 (while :; do cat "$FS_DEV" >/dev/null 2>&1; done) &

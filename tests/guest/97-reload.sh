@@ -11,13 +11,13 @@
 # unload works, rmmod is refused while the device is held open; invalid
 # parameters are
 # refused cleanly; memory returns to its level; kmemleak (debug kernel)
-# finds nothing. Short 60 cycles, long 1000.
+# finds nothing. Short 32 cycles (each parameter set twice), long 1000.
 # timeout: 600
 # timeout-long: 7200
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-CYCLES=$(fs_size 60 1000 150)
+CYCLES=$(fs_size 32 1000 150)
 
 # Refused parameters: insmod fails, nothing is left behind.
 fs_insmod_refused freq=0 freq=20001 kernel_depth=0 user_depth=1025 "kernel_stacks=0 user_stacks=0" \

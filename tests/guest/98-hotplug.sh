@@ -7,14 +7,14 @@
 # CPUs. Also: load with a CPU offline, then bring it online (its tables
 # are allocated then); unload with a CPU offline. The storm runs twice:
 # sampling CPU time, then in wall-clock mode with the off-CPU probes (and
-# waker stacks) attached. Short 20 s, long 300 s, each.
+# waker stacks) attached. Short 10 s, long 300 s, each.
 # vm: name=hotplug smp=4 mem=1024
 # timeout: 300
 # timeout-long: 1800
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /tests/lib.sh
 
-SECS=$(fs_size 20 300)
+SECS=$(fs_size 10 300)
 CPU=/sys/devices/system/cpu
 
 online() { echo 1 >"$CPU/cpu$1/online"; }
