@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static analysis of the userspace C: gcc -fanalyzer and clang-tidy (with
 # the checks chosen in .clang-tidy) must report nothing.
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
 source "$(dirname "$0")/../lib/common.sh"
 
 cd "$TOP/user" || exit 1
@@ -14,9 +15,12 @@ for f in */*.c; do
 	case $f in gen/*) ;; *) srcs+=("$f") ;; esac
 done
 
-out=$(for f in "${srcs[@]}"; do
-	gcc "${flags[@]}" -fanalyzer -Wall -Wextra -c -o /dev/null "$f" 2>&1
-done)
+# Each file on its own, as many at once as the host has cores (the
+# reports are only searched for warnings, so their order does not matter).
+jobs=$(nproc)
+each() { printf '%s\0' "${srcs[@]}" | xargs -0 -P "$jobs" -I{} "$@" 2>&1; }
+
+out=$(each gcc "${flags[@]}" -fanalyzer -Wall -Wextra -c -o /dev/null {})
 if echo "$out" | grep -qE 'warning:|error:'; then
 	fail analyzer-user "$(echo "$out" | grep -E 'warning:|error:' | head -5 | tr '\n' '|')"
 else
@@ -54,9 +58,7 @@ if ! command -v clang-tidy >/dev/null; then
 	exit 0
 fi
 # One file per run: clang 14 reports false va_list errors across files.
-out=$(for f in "${srcs[@]}"; do
-	clang-tidy --quiet "$f" -- "${flags[@]}" 2>/dev/null
-done)
+out=$(each sh -c 'clang-tidy --quiet "$@" 2>/dev/null' clang-tidy {} -- "${flags[@]}")
 if echo "$out" | grep -qE 'warning:|error:'; then
 	fail clang-tidy "$(echo "$out" | grep -E 'warning:|error:' | head -5 | tr '\n' '|')"
 else
