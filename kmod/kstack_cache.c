@@ -80,6 +80,7 @@
 
 #include "arch.h"
 #include "kstack_cache.h"
+#include "ksym_text.h"
 
 static DEFINE_PER_CPU(struct fst_kcache_counts,
 		      fst_kcache_counters[FST_KCACHE_NR_SRC]);
@@ -118,28 +119,20 @@ void fst_kcache_set_mode(enum fst_kcache_mode mode)
 static bool fst_kcache_func_bounds(unsigned long addr, unsigned long *start,
 				   unsigned long *end)
 {
-	unsigned long off, size;
-	char *sym, *plus, *slash;
-	bool ok = false;
+	struct fst_ksym_text sym;
+	char *text;
+	bool ok;
 
-	sym = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
-	if (!sym)
+	text = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!text)
 		return false;
-	sprint_symbol(sym, addr);
-	plus = strrchr(sym, '+');
-	slash = plus ? strchr(plus, '/') : NULL;
-	if (slash) {
-		*slash = '\0';
-		/* The size ends at the module's name, if any: not this one's. */
-		slash[strcspn(slash + 1, " ") + 1] = '\0';
-		ok = !kstrtoul(plus + 1, 0, &off) &&
-		     !kstrtoul(slash + 1, 0, &size) && off < size;
-	}
+	sprint_symbol(text, addr);
+	ok = !fst_ksym_text_parse(text, &sym) && sym.offset < sym.size;
 	if (ok) {
-		*start = addr - off;
-		*end = addr - off + size;
+		*start = addr - sym.offset;
+		*end = addr - sym.offset + sym.size;
 	}
-	kfree(sym);
+	kfree(text);
 	return ok;
 }
 #endif

@@ -8,6 +8,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "ksym_text.h"
 #include "output.h"
 
 /**
@@ -22,28 +23,17 @@
  */
 int fst_ksym_name(unsigned long addr, char *buf, size_t size, u32 *offset)
 {
-	char sym[KSYM_SYMBOL_LEN];
-	char *plus, *slash, *mod;
-	unsigned long off = 0;
+	char text[KSYM_SYMBOL_LEN];
+	struct fst_ksym_text sym;
 	size_t len;
 
-	sprint_symbol(sym, addr);
-	/* "name+0xoff/0xsize [module]", or "0x..." when unknown. */
-	plus = strrchr(sym, '+');
-	if (!strncmp(sym, "0x", 2) || !plus)
+	sprint_symbol(text, addr);
+	if (fst_ksym_text_parse(text, &sym))
 		return -ENOENT;
-	slash = strchr(plus, '/');
-	if (slash) {
-		*slash = '\0';
-		if (kstrtoul(plus + 1, 0, &off))
-			off = 0;
-	}
-	*plus = '\0';
-	*offset = off;
-	mod = slash ? strchr(slash + 1, ' ') : NULL;
-	if (mod)
-		len = scnprintf(buf, size, "%s%s", sym, mod);
+	*offset = sym.offset;
+	if (sym.module)
+		len = scnprintf(buf, size, "%s %s", sym.name, sym.module);
 	else
-		len = strscpy(buf, sym, size) < 0 ? size - 1 : strlen(buf);
+		len = strscpy(buf, sym.name, size) < 0 ? size - 1 : strlen(buf);
 	return len;
 }

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../kmod" || exit 2
 # layer NAME: the layer of a source or header, by its base name.
 layer() {
 	case $1 in
-	uapi/*|compat|conftest|table|procdb|procdb_eh|taskroot|buildid|config|arch|fst_arch|unwind|clock|ehframe|ehframe_user|ehtab|ehwalk|vdso_leaf) echo 0 ;;
+	uapi/*|compat|conftest|table|procdb|procdb_eh|taskroot|buildid|config|arch|fst_arch|unwind|clock|ehframe|ehframe_user|ehtab|ehwalk|vdso_leaf|ksym_text) echo 0 ;;
 	sampler|recent|offcpu|kstack_cache) echo 1 ;;
 	drain) echo 2 ;;
 	session|readermem) echo 3 ;;
