@@ -17,7 +17,7 @@ reader=$!
 FS_BG="$FS_BG $reader"
 
 loads=0 unloads=0 refused=0 i=0
-while [ $i -lt $CYCLES ]; do
+while [ $i -lt "$CYCLES" ]; do
 	if insmod "$FS_KO" 2>/dev/null; then
 		loads=$((loads + 1))
 	fi
