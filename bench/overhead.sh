@@ -22,9 +22,11 @@
 #             workloads; top-10 leaf functions compared, sampling rate
 #   profile   like overhead for the floor and flamestat only, under the
 #             insnprof QEMU plugin: flamestat's instructions per sample by
-#             kernel function, on deep8, deep120, read and uniq8 (a new 8-frame
-#             stack nearly every sample: the path past the recent-stack
-#             cache, hash and insert)
+#             kernel function, on deep8, deep120, vla120 (deep120's
+#             recursion with a frame of another size at each depth:
+#             alloca()), read and uniq8 (a new 8-frame stack nearly every
+#             sample: the path past the recent-stack cache, hash and
+#             insert)
 #   unwind    one CPU under -icount shift=0: user stacks walked by unwind
 #             tables (issue 24). deepstack with 6 user frames built with
 #             frame pointers (deep6) and without (deep6nofp), and nofp -m
@@ -76,7 +78,7 @@ while [ $# -gt 0 ]; do
 	--no-doc) doc=0 ;;
 	--only) phases=$2; shift ;;
 	--arch) shift ;;
-	-h | --help) sed -n '3,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,58p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) vm_die "bench-overhead: unknown argument '$1' (see --help)" ;;
 	esac
 	shift
@@ -226,7 +228,7 @@ profile)
 	BENCH_KEEP=none
 	BENCH_KALLSYMS=1
 	BENCH_WARMUP_RECORD=1
-	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|read=/opt/workloads/syscalls -m read -l 1800|uniq8=/opt/workloads/uniq -d 8 2' ;;
+	BENCH_WORKLOADS='deep8=/opt/workloads/deepstack -d 4 -l 2000|deep120=/opt/workloads/deepstack -d 116 -l 2000|vla120=/opt/workloads/deepstack -V -d 116 -l 2000|read=/opt/workloads/syscalls -m read -l 1800|uniq8=/opt/workloads/uniq -d 8 2' ;;
 unwind)
 	BENCH_PROFILERS="none floor flamestat fsfp perf perfdwarf"
 	BENCH_REPEATS=$repeats

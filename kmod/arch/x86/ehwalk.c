@@ -95,6 +95,53 @@ static __always_inline int fst_eh_recursion_leave(struct fst_eh_step *st,
 	return !ra;
 }
 
+/* fst_eh_recursion_fp() met a frame of another size. */
+#define FST_EH_RESIZED	2
+
+/*
+ * CFA = FP + n as fst_eh_recursion_fp(), once a frame of another size
+ * (alloca(), variable-length arrays) ended its loop: @st holds the frame
+ * last stored (its CFA in SP) and its caller's FP. Here a step also tests
+ * that FP, above the last and in range; the general loop decides any
+ * other. So a recursion through alloca() is walked here to its end, not
+ * by the general loop calling the loops again at every frame. Apart from
+ * fst_eh_recursion_fp(), whose loop kept two more registers with it.
+ * Return: as the loops'.
+ */
+static __always_inline int fst_eh_recursion_resized(const struct fst_eh_rule *r,
+						    struct fst_eh_step *st,
+						    u64 *end)
+{
+	const long cfa_off = r->cfa_off;
+	const long ra_at = cfa_off + r->ra_off, fp_at = cfa_off + r->fp_off;
+	const unsigned long fmax = FST_EH_UADDR_MAX - FST_EH_OFF_SPAN - cfa_off;
+	const unsigned long again = st->look + 1;
+	unsigned long f = st->sp - cfa_off, nf = st->fp, ra;
+	u64 *o = st->out;
+
+	while (o != end && nf > f && nf <= fmax) {
+		f = nf;
+		unsafe_get_user(ra, (const unsigned long __user *)(f + ra_at),
+				efault);
+		unsafe_get_user(nf, (const unsigned long __user *)(f + fp_at),
+				efault);
+		if (ra != again) {
+			/* The frame at f returns elsewhere: the caller. */
+			st->sp = f + cfa_off;
+			st->fp = nf;
+			return fst_eh_recursion_leave(st, o, ra);
+		}
+		*o++ = ra;
+	}
+	st->sp = f + cfa_off;
+	st->fp = nf;
+	st->out = o;
+	return 0;
+efault:
+	st->out = o;
+	return -EFAULT;
+}
+
 /*
  * CFA = FP + n, n > 0, with FP restored from its slot in every frame
  * (fst_eh_recursion_ok()). The general loop's last step took the same
@@ -104,7 +151,8 @@ static __always_inline int fst_eh_recursion_leave(struct fst_eh_step *st,
  * short of alloca() and variable-length arrays), so that the FPs it reads
  * from stay below fmax (the CFA in range) for as many steps as the
  * division at the start allows: a step tests the return address, the
- * next FP and the room, and nothing else.
+ * next FP and the room, and nothing else. A frame of another size ends
+ * it with FST_EH_RESIZED, for fst_eh_recursion_resized().
  */
 static __always_inline int fst_eh_recursion_fp(const struct fst_eh_rule *r,
 					       struct fst_eh_step *st,
@@ -138,7 +186,7 @@ static __always_inline int fst_eh_recursion_fp(const struct fst_eh_rule *r,
 			st->sp = f + cfa_off;
 			st->fp = nf;
 			st->out = o;
-			return 0;
+			return FST_EH_RESIZED;
 		}
 	}
 	/* Steps all taken (or none): the frame at f - d the last stored. */
@@ -224,12 +272,20 @@ static noinline int fst_eh_recursion(const struct fst_eh_rule *r,
 	if (!user_access_begin((const void __user *)0, FST_EH_UADDR_MAX))
 		return -EFAULT;
 	/* Constant arguments: three loops, none testing them. */
-	if (r->reg == FST_DW_FP)
+	if (r->reg == FST_DW_FP) {
 		ret = fst_eh_recursion_fp(r, st, end);
-	else if (!fst_eh_fp_saved(r))
+		/*
+		 * The barrier: the second loop starts from *st in memory, so
+		 * that the first keeps no copies of its registers for it.
+		 */
+		barrier();
+		if (ret == FST_EH_RESIZED)
+			ret = fst_eh_recursion_resized(r, st, end);
+	} else if (!fst_eh_fp_saved(r)) {
 		ret = fst_eh_recursion_sp(r, false, st, end);
-	else
+	} else {
 		ret = fst_eh_recursion_sp(r, true, st, end);
+	}
 	user_access_end();
 	/* The frames stored but the last, if it is the recursion's caller. */
 	run = st->out - from;
